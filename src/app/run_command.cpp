@@ -1,0 +1,169 @@
+// `hooke run`: simulates a scene headless for a number of ticks and writes the report and trace.
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/backend_factory.h"
+#include "app/cli_options.h"
+#include "io/atomic_file.h"
+#include "io/scene_file.h"
+#include "sim/simulation.h"
+
+namespace hooke {
+
+namespace {
+
+void writeTraceRows(std::ostream& out, double t, const State& state, const RunPlan& plan) {
+  char line[160];
+  auto row = [&](size_t i) {
+    const glm::vec3 x = state.x[i];
+    std::snprintf(line, sizeof line, "%.9g,%zu,%.9g,%.9g,%.9g\n", t, i, x.x, x.y, x.z);
+    out << line;
+  };
+  if (plan.trace_all) {
+    for (size_t i = 0; i < state.x.size(); ++i)
+      row(i);
+  } else {
+    for (uint32_t i : plan.trace_particles)
+      row(i);
+  }
+}
+
+nlohmann::json makeReport(const std::string& scene_name, const RunPlan& plan,
+                          const RunOptions& options, std::string_view backend,
+                          const Simulation& sim, const Energy& energy, double wall_seconds) {
+  const RunTotals& totals = sim.totals();
+  const TickScheduler& scheduler = sim.scheduler();
+  nlohmann::json report;
+  report["scene"] = scene_name;
+  report["integrator"] = std::string(integratorName(plan.integrator));
+  report["backend"] = std::string(backend);
+  report["dt"] = options.dt;
+  report["skip"] = plan.skip;
+  report["h"] = scheduler.h();
+  report["ticks"] = scheduler.ticks();
+  report["solves"] = scheduler.solves();
+  report["sim_time"] = scheduler.simTime();
+  report["physics_time"] = static_cast<double>(scheduler.solves()) * scheduler.h();
+  report["wall_seconds"] = wall_seconds;
+  report["diverged"] = sim.diverged();
+  report["diverged_at"] = sim.divergedAt() ? nlohmann::json(*sim.divergedAt()) : nlohmann::json();
+  report["energy"] = {
+      {"kinetic", energy.kinetic}, {"potential", energy.potential()}, {"total", energy.total()}};
+  report["max_strain"] = totals.max_strain;
+  double mean = totals.solves ? double(totals.cg_iterations_sum) / double(totals.solves) : 0.0;
+  report["cg"] = {{"iterations_mean", mean},
+                  {"iterations_max", totals.cg_iterations_max},
+                  {"residual_max", totals.cg_residual_max},
+                  {"unconverged_solves", totals.cg_unconverged}};
+  report["particles"] = sim.model().particleCount();
+  report["springs"] = sim.model().springCount();
+  report["solver_ms_per_solve"] = totals.solves ? totals.solver_ms / double(totals.solves) : 0.0;
+  return report;
+}
+
+int fail(const Status& status) {
+  std::fprintf(stderr, "hooke: %s\n", status.message().c_str());
+  return 2;
+}
+
+}  // namespace
+
+int runCommand(const RunOptions& options) {
+  // everything that can be wrong with the input is checked before any output is created
+  Scene scene;
+  if (Status s = buildScene(options.scene, &scene); !s) return fail(s);
+  RunPlan plan;
+  if (Status s = planRun(options, scene, &plan); !s) return fail(s);
+  BackendChoice choice;
+  if (Status s = loadBackend(options.backend, scene.model, scene.state, &choice); !s) {
+    return fail(s);
+  }
+  if (!choice.fallback_reason.empty()) {
+    std::fprintf(stderr, "hooke: CUDA not used (%s); running on the CPU backend\n",
+                 choice.fallback_reason.c_str());
+  }
+  choice.backend->setSettings(plan.settings);
+  const std::string backend_name(choice.backend->name());
+
+  AtomicFile report_file, trace_file;
+  if (!options.report_path.empty()) {
+    if (Status s = report_file.open(options.report_path); !s) return fail(s);
+  }
+  if (!options.trace_path.empty()) {
+    if (Status s = trace_file.open(options.trace_path); !s) return fail(s);
+    trace_file.stream() << "t,particle,x,y,z\n";
+    writeTraceRows(trace_file.stream(), 0.0, scene.state, plan);
+  }
+
+  // the run: ticks of dt, a solve every skip + 1 ticks
+  Simulation sim(std::move(choice.backend), scene.model, scene.state, options.dt, plan.skip);
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t tick = 0; tick < plan.ticks && !sim.diverged() && !sim.error(); ++tick) {
+    std::optional<SolveReport> solved = sim.tick();
+    if (solved && trace_file.isOpen()) {
+      writeTraceRows(trace_file.stream(), solved->time, sim.state(), plan);
+    }
+  }
+  double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (sim.error())
+    return fail(Status::error("the " + backend_name + " backend failed: " + *sim.error()));
+
+  // outputs
+  Energy energy = computeEnergy(scene.model, sim.state());
+  nlohmann::json report =
+      makeReport(scene.name, plan, options, backend_name, sim, energy, wall_seconds);
+  if (report_file.isOpen()) {
+    report_file.stream() << report.dump(2) << "\n";
+    if (Status s = report_file.commit(); !s) return fail(s);
+  }
+  if (trace_file.isOpen()) {
+    if (Status s = trace_file.commit(); !s) return fail(s);
+  }
+
+  // summary
+  const TickScheduler& sched = sim.scheduler();
+  const RunTotals& totals = sim.totals();
+  std::printf("hooke run: %s (%zu particles, %zu springs), %s on %s, dt %g s, skip %d (h %g s)\n",
+              scene.name.c_str(), scene.model.particleCount(), scene.model.springCount(),
+              options.integrator.c_str(), backend_name.c_str(), options.dt, plan.skip, sched.h());
+  std::printf("  %" PRId64 " ticks, %" PRId64
+              " solves, %.4g s simulated in %.3g s (%.3gx real time)\n",
+              sched.ticks(), sched.solves(), sched.simTime(), wall_seconds,
+              wall_seconds > 0 ? sched.simTime() / wall_seconds : 0.0);
+  if (sim.diverged()) {
+    std::printf("  DIVERGED at t = %.6g s; stepping stopped\n", *sim.divergedAt());
+  } else {
+    std::printf("  energy: kinetic %.6g J, potential %.6g J, total %.6g J; max strain %.4g\n",
+                energy.kinetic, energy.potential(), energy.total(), totals.max_strain);
+  }
+  if (plan.integrator == Integrator::kImplicit && totals.solves > 0) {
+    std::printf("  CG: %.1f iterations per solve (max %d), residual max %.3g",
+                report["cg"]["iterations_mean"].get<double>(), totals.cg_iterations_max,
+                totals.cg_residual_max);
+    if (totals.cg_unconverged) {
+      std::printf(", %" PRId64 " solves hit the iteration cap", totals.cg_unconverged);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+int exportSceneCommand(const SceneOptions& options, const std::string& out_path) {
+  Scene scene;
+  if (Status s = buildScene(options, &scene); !s) return fail(s);
+  if (Status s = validateScene(scene, scene.name); !s) return fail(s);
+  AtomicFile file;
+  if (Status s = file.open(out_path); !s) return fail(s);
+  file.stream() << sceneToJson(scene);
+  if (Status s = file.commit(); !s) return fail(s);
+  std::printf("hooke export-scene: %s (%zu particles, %zu springs) -> %s\n", scene.name.c_str(),
+              scene.model.particleCount(), scene.model.springCount(), out_path.c_str());
+  return 0;
+}
+
+}  // namespace hooke

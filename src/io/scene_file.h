@@ -1,0 +1,44 @@
+// Reading and writing scenes: hooke's JSON scene format and TetGen .node/.ele meshes. Every
+// failure comes back as a one-line message naming the file, the line or field, and the problem.
+#pragma once
+
+#include <string>
+
+#include "sim/model.h"
+#include "sim/scenes.h"
+#include "sim/status.h"
+
+namespace hooke {
+
+// Parses a hooke-scene JSON document (format "hooke-scene", version 1). `origin` names the source
+// in error messages (usually the path).
+Status parseSceneJson(const std::string& text, const std::string& origin, Scene* out);
+
+// Serialises a scene so that parseSceneJson gives back bit-identical floats.
+std::string sceneToJson(const Scene& scene);
+
+// Loads path.node and the .ele beside it: one particle per node, one spring on every unique tet
+// edge (rest length = initial length), lumped masses from tet volumes scaled to the material's
+// total mass, and the top 5 % of the mesh's height pinned. Surface triangles are the tet faces
+// used once, wound outwards.
+Status loadTetGen(const std::string& node_path, const Material& material, Scene* out);
+
+// Loads a scene file by extension: .json (hooke-scene) or .node (TetGen, with its .ele).
+Status loadSceneFile(const std::string& path, const Material& material, Scene* out);
+
+// Applies the CLI's overrides to a loaded scene file: every spring's k, every spring's c, every
+// free particle's m (each only when set), and the air drag.
+void applyMaterialOverrides(const Material& material, Scene* scene);
+
+// Checks a scene's consistency: array sizes, finite values, masses > 0 on free particles, spring
+// indices in range, i != j, rest > 0, k >= 0, c >= 0, no duplicate springs, at least one particle.
+Status validateScene(const Scene& scene, const std::string& origin);
+
+// Writes text to path atomically (a temporary file beside it, then rename): the file either has
+// the whole text or is left as it was.
+Status writeFileAtomic(const std::string& path, const std::string& text);
+
+// Reads a whole file; fails with a message naming the path.
+Status readFile(const std::string& path, std::string* out);
+
+}  // namespace hooke
