@@ -66,10 +66,8 @@ Status buildScene(const SceneOptions& options, Scene* out) {
   if (options.res) {
     return Status::error("--res applies to the built-in scenes only, not to " + options.scene);
   }
-  Status loaded = loadSceneFile(options.scene, material, out);
-  if (!loaded) return loaded;
-  applyMaterialOverrides(material, out);
-  return validateScene(*out, options.scene);
+  // loadSceneFile applies the material and validates
+  return loadSceneFile(options.scene, material, out);
 }
 
 Status planRun(const RunOptions& options, const Scene& scene, RunPlan* out) {

@@ -157,10 +157,7 @@ int exportSceneCommand(const SceneOptions& options, const std::string& out_path)
   Scene scene;
   if (Status s = buildScene(options, &scene); !s) return fail(s);
   if (Status s = validateScene(scene, scene.name); !s) return fail(s);
-  AtomicFile file;
-  if (Status s = file.open(out_path); !s) return fail(s);
-  file.stream() << sceneToJson(scene);
-  if (Status s = file.commit(); !s) return fail(s);
+  if (Status s = writeFileAtomic(out_path, sceneToJson(scene)); !s) return fail(s);
   std::printf("hooke export-scene: %s (%zu particles, %zu springs) -> %s\n", scene.name.c_str(),
               scene.model.particleCount(), scene.model.springCount(), out_path.c_str());
   return 0;

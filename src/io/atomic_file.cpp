@@ -1,12 +1,37 @@
-// Temporary-file-and-rename output, so a crash or an error never leaves a half-written file.
+// Temporary-file-and-rename output, so a crash or an error never leaves a half-written file. The
+// one place hooke creates output files.
 #include "io/atomic_file.h"
 
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace hooke {
+
+namespace {
+
+// path + ".tmp-XXXXXXXX" with a suffix that differs per call and per process
+std::string temporaryName(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  uint64_t seed =
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  seed ^= counter.fetch_add(1) * 0x9e3779b97f4a7c15ull;
+  seed ^= static_cast<uint64_t>(::getpid()) << 32;
+  std::mt19937_64 random(seed);
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%08x", static_cast<unsigned>(random() & 0xffffffffu));
+  return path + ".tmp-" + suffix;
+}
+
+}  // namespace
 
 AtomicFile::~AtomicFile() {
   discard();
@@ -14,29 +39,41 @@ AtomicFile::~AtomicFile() {
 
 Status AtomicFile::open(const std::string& path) {
   discard();
+  if (path.empty()) return Status::error("cannot write a file with an empty path");
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::error(path + ": is a directory");
-  }
-  std::random_device entropy;
-  char suffix[16];
-  std::snprintf(suffix, sizeof suffix, ".tmp-%08x", static_cast<unsigned>(entropy()));
+  if (std::filesystem::is_directory(path, ec)) return Status::error(path + ": is a directory");
+
+  // create a new temporary file beside the target, failing rather than reusing one that exists
   path_ = path;
-  temp_path_ = path + suffix;
+  for (int attempt = 0; attempt < 16 && temp_path_.empty(); ++attempt) {
+    std::string candidate = temporaryName(path);
+    int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      temp_path_ = candidate;
+    } else if (errno != EEXIST) {
+      return Status::error(path + ": cannot write (" + std::strerror(errno) + ")");
+    }
+  }
+  if (temp_path_.empty()) return Status::error(path + ": cannot create a temporary file beside it");
   stream_.open(temp_path_, std::ios::binary | std::ios::trunc);
   if (!stream_) {
-    std::string reason = std::strerror(errno);
-    temp_path_.clear();
-    return Status::error(path + ": cannot write (" + reason + ")");
+    discard();
+    return Status::error(path + ": cannot write");
   }
   return Status::ok();
 }
 
 Status AtomicFile::commit() {
   if (!stream_.is_open()) return Status::error(path_ + ": not open");
+
+  // flush to disk, then rename over the target
   stream_.flush();
   bool good = static_cast<bool>(stream_);
   stream_.close();
+  int fd = ::open(temp_path_.c_str(), O_RDONLY);
+  good = good && fd >= 0 && ::fsync(fd) == 0;
+  if (fd >= 0) ::close(fd);
   if (!good) {
     discard();
     return Status::error(path_ + ": write failed");
