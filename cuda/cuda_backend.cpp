@@ -1,0 +1,714 @@
+// The CUDA backend: device selection, memory plan, load/update, the three integrators' launch
+// sequences and read-back (kernels in step_kernels.cu and pcg_kernels.cu). Every CUDA call is
+// checked and its error returned as a Status; nothing here exits, aborts or throws.
+#include "cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/cuda_check.h"
+#include "cuda/cuda_pcg.h"
+#include "cuda/kernel_api.h"
+
+namespace hooke {
+
+namespace {
+
+using cuda::CgPlan;
+using cuda::CgScalars;
+using cuda::CgVectors;
+using cuda::DeviceModel;
+using cuda::DeviceSystem;
+using cuda::KernelShape;
+using cuda::Launch;
+using cuda::Reduction;
+
+static_assert(sizeof(glm::vec3) == sizeof(float3), "glm::vec3 must be three packed floats");
+
+constexpr size_t kAlignment = 256;
+constexpr size_t kMiB = size_t(1) << 20;
+constexpr size_t kL2WindowGranule = size_t(128) << 10;  // 128 KiB
+
+size_t alignUp(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+std::string versionString(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string mib(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(kMiB));
+  return text;
+}
+
+// All device buffers of one loaded model, carved from one allocation. The data that CG reads but
+// never writes comes first, so one L2 access-policy window covers it (item 6).
+struct Buffers {
+  // read-only during CG
+  int2* adjacency = nullptr;      // (2 springs)
+  uint32_t* row_start = nullptr;  // (particles + 1)
+  float4* block_na = nullptr;     // (springs)
+  float* block_b = nullptr;       // (springs)
+  float* diag = nullptr;          // (particles)
+  void* inv_diag = nullptr;       // (particles) 3×3
+  float* free_mask = nullptr;     // (particles)
+  size_t constant_bytes = 0;      // size of the region above
+  // model parameters
+  float* mass = nullptr;
+  uint2* ends = nullptr;
+  float* rest = nullptr;
+  float* stiffness = nullptr;
+  float* damping = nullptr;
+  // per-spring work
+  float4* spring_force = nullptr;
+  float4* spring_kv = nullptr;
+  // particle vectors in the chosen layout; x and v ping-pong between steps
+  void* x[2] = {nullptr, nullptr};
+  void* v[2] = {nullptr, nullptr};
+  void* dv = nullptr;
+  void* r = nullptr;
+  void* z = nullptr;
+  void* p = nullptr;
+  void* q = nullptr;
+  float3* external = nullptr;  // (particles) packed
+  float3* visual = nullptr;    // (particles) packed
+  double* partials = nullptr;  // (2 × partial_stride)
+  CgScalars* scalars = nullptr;
+  size_t total_bytes = 0;
+};
+
+// Lays the buffers out from base; with base = 0 it only measures.
+Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool float4_layout,
+                      size_t partial_stride) {
+  Buffers b;
+  size_t offset = 0;
+  auto take = [&](size_t bytes) {
+    offset = alignUp(offset, kAlignment);
+    void* at = reinterpret_cast<void*>(base + offset);
+    offset += bytes;
+    return at;
+  };
+  const size_t vec = float4_layout ? 16 : 12, mat = float4_layout ? 48 : 36;
+  b.adjacency = static_cast<int2*>(take(2 * springs * sizeof(int2)));
+  b.row_start = static_cast<uint32_t*>(take((particles + 1) * sizeof(uint32_t)));
+  b.block_na = static_cast<float4*>(take(springs * sizeof(float4)));
+  b.block_b = static_cast<float*>(take(springs * sizeof(float)));
+  b.diag = static_cast<float*>(take(particles * sizeof(float)));
+  b.inv_diag = take(particles * mat);
+  b.free_mask = static_cast<float*>(take(particles * sizeof(float)));
+  b.constant_bytes = offset;
+  b.mass = static_cast<float*>(take(particles * sizeof(float)));
+  b.ends = static_cast<uint2*>(take(springs * sizeof(uint2)));
+  b.rest = static_cast<float*>(take(springs * sizeof(float)));
+  b.stiffness = static_cast<float*>(take(springs * sizeof(float)));
+  b.damping = static_cast<float*>(take(springs * sizeof(float)));
+  b.spring_force = static_cast<float4*>(take(springs * sizeof(float4)));
+  b.spring_kv = static_cast<float4*>(take(springs * sizeof(float4)));
+  for (int k = 0; k < 2; ++k) {
+    b.x[k] = take(particles * vec);
+    b.v[k] = take(particles * vec);
+  }
+  b.dv = take(particles * vec);
+  b.r = take(particles * vec);
+  b.z = take(particles * vec);
+  b.p = take(particles * vec);
+  b.q = take(particles * vec);
+  b.external = static_cast<float3*>(take(particles * sizeof(float3)));
+  b.visual = static_cast<float3*>(take(particles * sizeof(float3)));
+  b.partials = static_cast<double*>(take(2 * partial_stride * sizeof(double)));
+  b.scalars = static_cast<CgScalars*>(take(sizeof(CgScalars)));
+  b.total_bytes = alignUp(offset, kAlignment);
+  return b;
+}
+
+// Whether `device` can run CUDA at all; the reason when not.
+bool deviceUsable(int device, std::string* why_not) {
+  int count = 0;
+  cudaError_t error = cudaGetDeviceCount(&count);
+  cudaGetLastError();  // none of these errors may linger into later calls
+  if (error == cudaErrorNoDevice || (error == cudaSuccess && count == 0)) {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    *why_not = "no CUDA device found";
+    if (visible) *why_not += std::string(" (CUDA_VISIBLE_DEVICES=\"") + visible + "\")";
+    return false;
+  }
+  if (error == cudaErrorInsufficientDriver) {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    cudaGetLastError();
+    if (driver == 0) {
+      *why_not = "no NVIDIA driver found (CUDA needs the NVIDIA driver)";
+    } else {
+      *why_not = "the NVIDIA driver supports CUDA " + versionString(driver) +
+                 ", older than this build's CUDA runtime " + versionString(runtime) +
+                 "; update the driver";
+    }
+    return false;
+  }
+  if (error != cudaSuccess) {
+    *why_not = std::string("CUDA is unavailable: ") + cudaGetErrorName(error) + " (" +
+               cudaGetErrorString(error) + ")";
+    return false;
+  }
+  if (device < 0 || device >= count) {
+    *why_not = "CUDA device " + std::to_string(device) + " does not exist (" +
+               std::to_string(count) + " found)";
+    return false;
+  }
+  return true;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const CudaOptions& options) : options_(options) {}
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  // Device, stream, events and kernel shapes; fails when this GPU has no kernel image.
+  Status init();
+
+  std::string_view name() const override { return "cuda"; }
+  Status load(const Model& model, const State& state) override;
+  Status updateModel(const Model& model) override;
+  void setSettings(const SolverSettings& settings) override { settings_ = settings; }
+  Status step(float h, std::span<const glm::vec3> external, StepStats* stats) override;
+  void writeVisual(float alpha, std::span<glm::vec3> out) const override;
+  void readState(State* out) const override;
+
+ private:
+  Status validate(const Model& model) const;
+  Status uploadParameters(const Model& model);
+  Status uploadVectors(void* device, const std::vector<glm::vec3>& host);
+  Status downloadVectors(const void* device, size_t count, glm::vec3* host) const;
+  Status stepExplicit(float h, bool symplectic, const float3* external, StepStats* stats);
+  Status stepImplicit(float h, const float3* external, StepStats* stats);
+  Status setL2Window(bool on);
+  Status record(int event);
+  Status elapsed(int from, int to, double* ms);
+  Launch launchFor(const KernelShape& shape, size_t count) const;
+  CgPlan cgPlan() const;
+  void release();
+
+  CudaOptions options_;
+  SolverSettings settings_;
+  cudaDeviceProp props_{};
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t events_[4] = {nullptr, nullptr, nullptr, nullptr};
+  CgScalars* host_scalars_ = nullptr;  // pinned
+  KernelShape step_shapes_[cuda::kStepKernelCount];
+  KernelShape cg_shapes_[cuda::kCgKernelCount];
+
+  // the loaded model
+  bool loaded_ = false;
+  uint32_t particles_ = 0, springs_ = 0;
+  std::vector<glm::uvec2> spring_ends_;  // topology, to refuse updateModel changing it
+  std::vector<uint8_t> pinned_;
+  void* arena_ = nullptr;
+  Buffers buffers_;
+  DeviceModel device_model_;
+  DeviceSystem system_;
+  CgVectors vectors_;
+  Reduction reduction_;
+  Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
+  Launch apply_, update_, direction_;
+  int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
+  size_t l2_window_bytes_ = 0;
+  cuda::CudaPcg pcg_;
+
+  // read-back failures of the const methods, returned by the next step()
+  mutable std::string deferred_error_;
+  mutable std::vector<float4> staging_;
+};
+
+CudaBackend::~CudaBackend() {
+  release();
+  for (cudaEvent_t& event : events_) {
+    if (event) cudaEventDestroy(event);
+  }
+  if (stream_) cudaStreamDestroy(stream_);
+  if (host_scalars_) cudaFreeHost(host_scalars_);
+  cudaGetLastError();
+}
+
+void CudaBackend::release() {
+  pcg_.configure(CgPlan{});
+  if (arena_) {
+    cudaStreamSynchronize(stream_);
+    cudaFree(arena_);
+  }
+  arena_ = nullptr;
+  buffers_ = Buffers{};
+  loaded_ = false;
+  particles_ = springs_ = 0;
+}
+
+Status CudaBackend::init() {
+  HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
+  HOOKE_CUDA_TRY(cudaGetDeviceProperties(&props_, options_.device));
+  if (options_.check_interval < 1) {
+    return Status::error("CudaOptions::check_interval must be at least 1");
+  }
+  cudaError_t step =
+      cuda::queryStepKernels(options_.float4_layout, options_.prefer_l1, step_shapes_);
+  cudaError_t cg = step == cudaSuccess ? cuda::queryCgKernels(options_.float4_layout,
+                                                              options_.prefer_l1, cg_shapes_)
+                                       : step;
+  if (cg != cudaSuccess) {
+    cudaGetLastError();
+    if (cg == cudaErrorNoKernelImageForDevice || cg == cudaErrorInvalidDeviceFunction ||
+        cg == cudaErrorUnsupportedPtxVersion) {
+      return Status::error(std::string("this build has no CUDA kernels for ") + props_.name +
+                           " (compute capability " + std::to_string(props_.major) + "." +
+                           std::to_string(props_.minor) +
+                           "); rebuild with CMAKE_CUDA_ARCHITECTURES including " +
+                           std::to_string(props_.major * 10 + props_.minor));
+    }
+    return cuda::cudaStatus(cg, "querying the kernels", __FILE__, __LINE__);
+  }
+  HOOKE_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  for (cudaEvent_t& event : events_)
+    HOOKE_CUDA_TRY(cudaEventCreate(&event));
+  HOOKE_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&host_scalars_), sizeof(CgScalars)));
+  *host_scalars_ = CgScalars{};
+  return Status::ok();
+}
+
+Launch CudaBackend::launchFor(const KernelShape& shape, size_t count) const {
+  // grid-stride kernels: enough blocks to fill every multiprocessor once, no more than needed
+  const size_t wanted = (count + size_t(shape.block) - 1) / size_t(shape.block);
+  const size_t resident = size_t(shape.blocks_per_sm) * size_t(props_.multiProcessorCount);
+  Launch launch;
+  launch.block = shape.block;
+  launch.grid = static_cast<int>(std::max<size_t>(1, std::min(wanted, resident)));
+  return launch;
+}
+
+Status CudaBackend::validate(const Model& model) const {
+  const size_t n = model.particleCount(), springs = model.springCount();
+  if (model.pinned.size() != n) {
+    return Status::error("model: " + std::to_string(model.pinned.size()) + " pinned flags for " +
+                         std::to_string(n) + " particles");
+  }
+  if (model.rest_length.size() != springs || model.stiffness.size() != springs ||
+      model.damping.size() != springs) {
+    return Status::error("model: rest length, stiffness and damping need one value per spring");
+  }
+  if (n >= size_t(std::numeric_limits<int32_t>::max()) ||
+      2 * springs >= size_t(std::numeric_limits<uint32_t>::max())) {
+    return Status::error("model too large for the CUDA backend (" + std::to_string(n) +
+                         " particles, " + std::to_string(springs) + " springs)");
+  }
+  for (size_t s = 0; s < springs; ++s) {
+    const glm::uvec2 e = model.spring_ends[s];
+    if (e.x >= n || e.y >= n || e.x == e.y) {
+      return Status::error("model: spring " + std::to_string(s) + " joins particles " +
+                           std::to_string(e.x) + " and " + std::to_string(e.y) + " of " +
+                           std::to_string(n));
+    }
+  }
+  return Status::ok();
+}
+
+Status CudaBackend::uploadVectors(void* device, const std::vector<glm::vec3>& host) {
+  if (host.empty()) return Status::ok();
+  if (!options_.float4_layout) {
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(float3),
+                                   cudaMemcpyHostToDevice, stream_));
+    return Status::ok();
+  }
+  staging_.resize(host.size());
+  for (size_t i = 0; i < host.size(); ++i) {
+    staging_[i] = float4{host[i].x, host[i].y, host[i].z, 0.0f};
+  }
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(device, staging_.data(), host.size() * sizeof(float4),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));  // staging_ is reused
+  return Status::ok();
+}
+
+Status CudaBackend::downloadVectors(const void* device, size_t count, glm::vec3* host) const {
+  if (count == 0) return Status::ok();
+  if (!options_.float4_layout) {
+    HOOKE_CUDA_TRY(
+        cudaMemcpyAsync(host, device, count * sizeof(float3), cudaMemcpyDeviceToHost, stream_));
+    HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+    return Status::ok();
+  }
+  staging_.resize(count);
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(staging_.data(), device, count * sizeof(float4),
+                                 cudaMemcpyDeviceToHost, stream_));
+  HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+  for (size_t i = 0; i < count; ++i)
+    host[i] = glm::vec3(staging_[i].x, staging_[i].y, staging_[i].z);
+  return Status::ok();
+}
+
+Status CudaBackend::uploadParameters(const Model& model) {
+  const size_t n = model.particleCount(), springs = model.springCount();
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.mass, model.mass.data(), n * sizeof(float),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.rest, model.rest_length.data(), springs * sizeof(float),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.stiffness, model.stiffness.data(),
+                                 springs * sizeof(float), cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.damping, model.damping.data(), springs * sizeof(float),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+  device_model_.gravity = model.gravity;
+  device_model_.drag = model.drag;
+  return Status::ok();
+}
+
+CgPlan CudaBackend::cgPlan() const {
+  CgPlan plan;
+  plan.stream = stream_;
+  plan.float4_layout = options_.float4_layout;
+  plan.model = device_model_;
+  plan.system = system_;
+  plan.vectors = vectors_;
+  plan.reduction = reduction_;
+  plan.scalars = buffers_.scalars;
+  plan.host_scalars = host_scalars_;
+  plan.apply = apply_;
+  plan.update = update_;
+  plan.direction = direction_;
+  plan.finish_threads = cg_shapes_[cuda::kFinishKernel].block;
+  plan.check_interval = options_.check_interval;
+  plan.use_graph = options_.cg_graph;
+  plan.fused_finish = options_.fused_finish;
+  return plan;
+}
+
+Status CudaBackend::load(const Model& model, const State& state) {
+  const size_t n = model.particleCount(), springs = model.springCount();
+  if (state.x.size() != n || state.v.size() != n) {
+    return Status::error("state does not match the model's particle count");
+  }
+  HOOKE_TRY(validate(model));
+  deferred_error_.clear();
+  HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
+  release();
+
+  // CSR adjacency, particle -> its springs in increasing spring order (the CPU's accumulation
+  // order), each with the other end and which end this particle is
+  std::vector<uint32_t> row_start(n + 1, 0);
+  for (const glm::uvec2& e : model.spring_ends) {
+    ++row_start[e.x + 1];
+    ++row_start[e.y + 1];
+  }
+  for (size_t i = 0; i < n; ++i)
+    row_start[i + 1] += row_start[i];
+  std::vector<int2> adjacency(2 * springs);
+  {
+    std::vector<uint32_t> fill(row_start.begin(), row_start.end() - 1);
+    for (size_t s = 0; s < springs; ++s) {
+      const glm::uvec2 e = model.spring_ends[s];
+      adjacency[fill[e.x]++] = int2{int(s), int(e.y)};
+      adjacency[fill[e.y]++] = int2{int(s), ~int(e.x)};
+    }
+  }
+  std::vector<float> free_mask(n);
+  for (size_t i = 0; i < n; ++i)
+    free_mask[i] = model.pinned[i] ? 0.0f : 1.0f;
+
+  // launch shapes from this device's occupancy, then the memory plan
+  explicit_ = launchFor(step_shapes_[cuda::kExplicitKernel], n);
+  spring_prepare_ = launchFor(step_shapes_[cuda::kSpringPrepareKernel], springs);
+  particle_prepare_ = launchFor(step_shapes_[cuda::kParticlePrepareKernel], n);
+  commit_ = launchFor(step_shapes_[cuda::kCommitKernel], n);
+  visual_ = launchFor(step_shapes_[cuda::kVisualKernel], n);
+  apply_ = launchFor(cg_shapes_[cuda::kApplyKernel], n);
+  update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
+  direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
+  const size_t stride = size_t(std::max({particle_prepare_.grid, apply_.grid, update_.grid}));
+
+  const Buffers plan = layoutBuffers(0, n, springs, options_.float4_layout, stride);
+  size_t free_bytes = 0, total_bytes = 0;
+  HOOKE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const size_t reserve = std::max(32 * kMiB, total_bytes / 100);  // context, graphs, other users
+  if (plan.total_bytes + reserve > free_bytes) {
+    return Status::error("the scene needs " + mib(plan.total_bytes) + " of device memory; " +
+                         mib(free_bytes) + " of " + mib(total_bytes) + " are free on " +
+                         props_.name);
+  }
+  cudaError_t allocated = cudaMalloc(&arena_, plan.total_bytes);
+  if (allocated != cudaSuccess) {
+    cudaGetLastError();
+    arena_ = nullptr;
+    return Status::error("could not allocate " + mib(plan.total_bytes) + " on " + props_.name +
+                         ": " + cudaGetErrorString(allocated));
+  }
+  buffers_ = layoutBuffers(reinterpret_cast<uintptr_t>(arena_), n, springs, options_.float4_layout,
+                           stride);
+  const Buffers& b = buffers_;
+
+  HOOKE_CUDA_TRY(cudaMemsetAsync(arena_, 0, b.total_bytes, stream_));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(b.adjacency, adjacency.data(), adjacency.size() * sizeof(int2),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(b.row_start, row_start.data(), row_start.size() * sizeof(uint32_t),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(b.free_mask, free_mask.data(), n * sizeof(float),
+                                 cudaMemcpyHostToDevice, stream_));
+  static_assert(sizeof(glm::uvec2) == sizeof(uint2));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(b.ends, model.spring_ends.data(), springs * sizeof(uint2),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_TRY(uploadParameters(model));
+
+  // the state, with pinned velocities zeroed as the CPU backend does; previous = current
+  std::vector<glm::vec3> v = state.v;
+  for (size_t i = 0; i < n; ++i) {
+    if (model.pinned[i]) v[i] = glm::vec3(0.0f);
+  }
+  for (int k = 0; k < 2; ++k) {
+    HOOKE_TRY(uploadVectors(b.x[k], state.x));
+    HOOKE_TRY(uploadVectors(b.v[k], v));
+  }
+  HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+
+  device_model_.particles = static_cast<uint32_t>(n);
+  device_model_.springs = static_cast<uint32_t>(springs);
+  device_model_.mass = b.mass;
+  device_model_.free_mask = b.free_mask;
+  device_model_.row_start = b.row_start;
+  device_model_.adjacency = b.adjacency;
+  device_model_.ends = b.ends;
+  device_model_.rest = b.rest;
+  device_model_.stiffness = b.stiffness;
+  device_model_.damping = b.damping;
+  system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block_na, b.block_b, b.diag, b.inv_diag};
+  vectors_ = CgVectors{b.dv, b.r, b.z, b.p, b.q};
+  reduction_ = Reduction{b.partials, static_cast<int>(stride)};
+
+  // L2 persisting window over CG's read-only data (item 6): rounded up to 128 KiB, capped at the
+  // device's persisting maximum, its largest window and a quarter of L2. Unsupported: go without.
+  l2_window_bytes_ = 0;
+  if (options_.l2_persist && props_.persistingL2CacheMaxSize > 0 &&
+      props_.accessPolicyMaxWindowSize > 0) {
+    size_t window = alignUp(b.constant_bytes, kL2WindowGranule);
+    window = std::min({window, size_t(props_.persistingL2CacheMaxSize),
+                       size_t(props_.accessPolicyMaxWindowSize), size_t(props_.l2CacheSize) / 4});
+    if (window > 0 && cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, window) == cudaSuccess) {
+      l2_window_bytes_ = window;
+    }
+    cudaGetLastError();
+  }
+
+  pcg_.configure(cgPlan());
+  particles_ = static_cast<uint32_t>(n);
+  springs_ = static_cast<uint32_t>(springs);
+  spring_ends_ = model.spring_ends;
+  pinned_ = model.pinned;
+  current_ = 0;
+  loaded_ = true;
+  return Status::ok();
+}
+
+Status CudaBackend::updateModel(const Model& model) {
+  if (!loaded_) return Status::error("updateModel: no model loaded");
+  if (model.particleCount() != particles_ || model.springCount() != springs_ ||
+      model.spring_ends != spring_ends_ || model.pinned != pinned_) {
+    return Status::error("updateModel: the topology changed; load the model instead");
+  }
+  HOOKE_TRY(validate(model));
+  HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
+  // the buffers stay where they are, so CG's plan (and a captured graph) stays valid
+  return uploadParameters(model);
+}
+
+Status CudaBackend::record(int event) {
+  if (options_.timing) HOOKE_CUDA_TRY(cudaEventRecord(events_[event], stream_));
+  return Status::ok();
+}
+
+Status CudaBackend::elapsed(int from, int to, double* ms) {
+  float value = 0.0f;
+  HOOKE_CUDA_TRY(cudaEventElapsedTime(&value, events_[from], events_[to]));
+  *ms = value;
+  return Status::ok();
+}
+
+Status CudaBackend::step(float h, std::span<const glm::vec3> external, StepStats* stats) {
+  StepStats local;
+  StepStats& s = stats ? *stats : local;
+  s = StepStats{};
+  if (!deferred_error_.empty()) {
+    Status failed = Status::error(deferred_error_);
+    deferred_error_.clear();
+    return failed;
+  }
+  if (!loaded_) return Status::error("cuda backend: no model loaded");
+  if (!external.empty() && external.size() != particles_) {
+    return Status::error("external forces: expected one per particle");
+  }
+  if (particles_ == 0) return Status::ok();
+  HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
+
+  const float3* device_external = nullptr;
+  if (!external.empty()) {
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.external, external.data(),
+                                   external.size() * sizeof(float3), cudaMemcpyHostToDevice,
+                                   stream_));
+    device_external = buffers_.external;
+  }
+  current_ ^= 1;  // previous <- current, without a copy: the new state goes to the other buffers
+  switch (settings_.integrator) {
+    case Integrator::kExplicit:
+      return stepExplicit(h, false, device_external, &s);
+    case Integrator::kSymplectic:
+      return stepExplicit(h, true, device_external, &s);
+    case Integrator::kImplicit:
+      return stepImplicit(h, device_external, &s);
+  }
+  return Status::error("unknown integrator");
+}
+
+Status CudaBackend::stepExplicit(float h, bool symplectic, const float3* external,
+                                 StepStats* stats) {
+  const int prev = current_ ^ 1, cur = current_;
+  HOOKE_TRY(record(0));
+  HOOKE_CUDA_TRY(cuda::launchExplicit(explicit_, stream_, options_.float4_layout, device_model_,
+                                      buffers_.x[prev], buffers_.v[prev], buffers_.x[cur],
+                                      buffers_.v[cur], external, h, symplectic));
+  HOOKE_TRY(record(1));
+  if (options_.timing) {
+    // forces and the update are one kernel; its time is reported as force time
+    HOOKE_CUDA_TRY(cudaEventSynchronize(events_[1]));
+    HOOKE_TRY(elapsed(0, 1, &stats->force_ms));
+  }
+  return Status::ok();
+}
+
+Status CudaBackend::setL2Window(bool on) {
+  if (l2_window_bytes_ == 0) return Status::ok();
+  cudaStreamAttrValue value{};
+  value.accessPolicyWindow.base_ptr = arena_;
+  value.accessPolicyWindow.num_bytes = on ? l2_window_bytes_ : 0;
+  value.accessPolicyWindow.hitRatio = 1.0f;  // the window never exceeds the persisting limit
+  value.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  value.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  HOOKE_CUDA_TRY(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &value));
+  if (!on) HOOKE_CUDA_TRY(cudaCtxResetPersistingL2Cache());
+  return Status::ok();
+}
+
+// (M − h ∂f/∂v − h² ∂f/∂x) Δv = h (f0 + h ∂f/∂x v0),  v1 = v0 + Δv,  x1 = x0 + h v1
+Status CudaBackend::stepImplicit(float h, const float3* external, StepStats* stats) {
+  const int prev = current_ ^ 1, cur = current_;
+  const bool f4 = options_.float4_layout;
+  HOOKE_TRY(record(0));
+  if (springs_ > 0) {
+    HOOKE_CUDA_TRY(cuda::launchSpringPrepare(spring_prepare_, stream_, f4, device_model_,
+                                             buffers_.x[prev], buffers_.v[prev], system_, h));
+  }
+  HOOKE_CUDA_TRY(cuda::launchParticlePrepare(particle_prepare_, stream_, f4, device_model_,
+                                             buffers_.v[prev], external, system_, vectors_,
+                                             reduction_, h));
+  HOOKE_TRY(record(1));
+
+  HOOKE_TRY(setL2Window(true));
+  CgResult cg;
+  Status solved =
+      pcg_.solve(particle_prepare_.grid, settings_.tolerance, settings_.max_iterations, &cg);
+  Status reset = setL2Window(false);
+  HOOKE_TRY(solved);
+  HOOKE_TRY(reset);
+  stats->cg_iterations = cg.iterations;
+  stats->cg_residual = cg.residual;
+  stats->cg_converged = cg.converged;
+  HOOKE_TRY(record(2));
+
+  HOOKE_CUDA_TRY(cuda::launchCommit(commit_, stream_, f4, particles_, buffers_.x[prev],
+                                    buffers_.v[prev], vectors_.dv, buffers_.x[cur], buffers_.v[cur],
+                                    h));
+  HOOKE_TRY(record(3));
+  if (options_.timing) {
+    HOOKE_CUDA_TRY(cudaEventSynchronize(events_[3]));
+    HOOKE_TRY(elapsed(0, 1, &stats->force_ms));
+    HOOKE_TRY(elapsed(1, 2, &stats->solve_ms));
+    HOOKE_TRY(elapsed(2, 3, &stats->commit_ms));
+  }
+  return Status::ok();
+}
+
+void CudaBackend::writeVisual(float alpha, std::span<glm::vec3> out) const {
+  const size_t count = std::min(out.size(), size_t(particles_));
+  if (!loaded_ || count == 0) return;
+  auto run = [&]() -> Status {
+    HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
+    HOOKE_CUDA_TRY(cuda::launchVisual(visual_, stream_, options_.float4_layout,
+                                      static_cast<uint32_t>(count), buffers_.x[current_ ^ 1],
+                                      buffers_.x[current_], buffers_.visual, alpha));
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(out.data(), buffers_.visual, count * sizeof(float3),
+                                   cudaMemcpyDeviceToHost, stream_));
+    HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+    return Status::ok();
+  };
+  Status done = run();
+  if (!done) deferred_error_ = done.message();
+}
+
+void CudaBackend::readState(State* out) const {
+  if (!loaded_) {
+    out->x.clear();
+    out->v.clear();
+    return;
+  }
+  out->x.resize(particles_);
+  out->v.resize(particles_);
+  Status done = cudaSetDevice(options_.device) == cudaSuccess
+                    ? downloadVectors(buffers_.x[current_], particles_, out->x.data())
+                    : Status::error("cudaSetDevice failed in readState");
+  if (done) done = downloadVectors(buffers_.v[current_], particles_, out->v.data());
+  if (!done) deferred_error_ = done.message();
+}
+
+}  // namespace
+
+bool queryCudaDevice(int device, CudaDeviceInfo* out, std::string* why_not) {
+  if (!deviceUsable(device, why_not)) return false;
+  cudaDeviceProp props{};
+  cudaError_t error = cudaGetDeviceProperties(&props, device);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    *why_not = std::string("cudaGetDeviceProperties failed: ") + cudaGetErrorString(error);
+    return false;
+  }
+  out->name = props.name;
+  out->compute_major = props.major;
+  out->compute_minor = props.minor;
+  out->multiprocessors = props.multiProcessorCount;
+  out->l2_bytes = size_t(props.l2CacheSize);
+  out->global_bytes = props.totalGlobalMem;
+  cudaDriverGetVersion(&out->driver_version);
+  cudaRuntimeGetVersion(&out->runtime_version);
+  cudaGetLastError();
+  return true;
+}
+
+std::unique_ptr<Backend> createCudaBackend(const CudaOptions& options, std::string* why_not) {
+  std::string reason;
+  if (!deviceUsable(options.device, &reason)) {
+    if (why_not) *why_not = reason;
+    return nullptr;
+  }
+  auto backend = std::make_unique<CudaBackend>(options);
+  Status ready = backend->init();
+  if (!ready) {
+    if (why_not) *why_not = ready.message();
+    return nullptr;
+  }
+  return backend;
+}
+
+}  // namespace hooke

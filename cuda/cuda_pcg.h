@@ -1,0 +1,55 @@
+// Host side of the GPU PCG: launches blocks of K iterations (plain launches or one replayed CUDA
+// graph), reads the device-held CG scalars once per block, and reports like sim/pcg. It owns no
+// device memory (the backend does) and never synchronises inside a block.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/kernel_api.h"
+#include "sim/pcg.h"
+#include "sim/status.h"
+
+namespace hooke::cuda {
+
+// Everything a solve needs; pointers stay valid until the next configure().
+struct CgPlan {
+  cudaStream_t stream = nullptr;
+  bool float4_layout = true;
+  DeviceModel model;
+  DeviceSystem system;
+  CgVectors vectors;
+  Reduction reduction;
+  CgScalars* scalars = nullptr;       // device
+  CgScalars* host_scalars = nullptr;  // pinned host mirror
+  Launch apply, update, direction;
+  int finish_threads = 0;
+  int check_interval = 8;  // K
+  bool use_graph = false;
+  bool fused_finish = false;  // 3 launches per iteration instead of 5
+};
+
+class CudaPcg {
+ public:
+  CudaPcg() = default;
+  CudaPcg(const CudaPcg&) = delete;
+  CudaPcg& operator=(const CudaPcg&) = delete;
+  ~CudaPcg();
+
+  // Takes a new plan; drops any captured graph (its pointers may be stale).
+  void configure(const CgPlan& plan);
+
+  // Solves A Δv = b after the prepare kernels have written b, P⁻¹, r = b, z, p = z, Δv = 0 and
+  // start_count partial sums of b·b and r·z: to |r| <= tolerance |b| or max_iterations.
+  Status solve(int start_count, float tolerance, int max_iterations, CgResult* out);
+
+ private:
+  Status launchIteration();
+  Status launchBlock();
+  Status captureBlock();
+  void dropGraph();
+
+  CgPlan plan_;
+  cudaGraphExec_t graph_ = nullptr;
+};
+
+}  // namespace hooke::cuda

@@ -1,0 +1,205 @@
+// Device helpers shared by the .cu files: particle-vector loads and stores in either layout,
+// double-precision block reductions in a fixed order, and the occupancy query. Include only from
+// .cu files; no float atomics anywhere (results must be bit-reproducible).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+#include <glm/glm.hpp>
+
+#include "cuda/kernel_api.h"
+
+namespace hooke::cuda {
+
+// Compile-time upper bounds of the two kernel classes (item 4). The block size actually launched
+// comes from the occupancy API on the device at hand, at most these.
+inline constexpr int kLightThreads = 512;   // point-wise and reduction kernels: few registers
+inline constexpr int kHeavyThreads = 256;   // gathers over springs: many registers
+inline constexpr int kFinishThreads = 256;  // single-block finishing reductions
+
+template <bool F4>
+struct VecStorage {
+  using type = float4;
+};
+template <>
+struct VecStorage<false> {
+  using type = float3;
+};
+template <bool F4>
+using Vec = typename VecStorage<F4>::type;
+
+// Loads of data that is read-only for the kernel's lifetime (item 5): through the read-only path.
+__device__ __forceinline__ glm::vec3 loadConst(const float4* __restrict__ a, uint32_t i) {
+  float4 t = __ldg(a + i);
+  return glm::vec3(t.x, t.y, t.z);
+}
+__device__ __forceinline__ glm::vec3 loadConst(const float3* __restrict__ a, uint32_t i) {
+  const float* f = reinterpret_cast<const float*>(a + i);
+  return glm::vec3(__ldg(f), __ldg(f + 1), __ldg(f + 2));
+}
+
+// Loads of data this kernel may also write (own element only).
+__device__ __forceinline__ glm::vec3 load(const float4* a, uint32_t i) {
+  float4 t = a[i];
+  return glm::vec3(t.x, t.y, t.z);
+}
+__device__ __forceinline__ glm::vec3 load(const float3* a, uint32_t i) {
+  float3 t = a[i];
+  return glm::vec3(t.x, t.y, t.z);
+}
+
+__device__ __forceinline__ void store(float4* a, uint32_t i, glm::vec3 v) {
+  a[i] = make_float4(v.x, v.y, v.z, 0.0f);
+}
+__device__ __forceinline__ void store(float3* a, uint32_t i, glm::vec3 v) {
+  a[i] = make_float3(v.x, v.y, v.z);
+}
+
+// A 3×3 block per particle: three float4 columns, or nine packed floats (column-major).
+template <bool F4>
+__device__ __forceinline__ glm::mat3 loadMat(const void* base, uint32_t i) {
+  if constexpr (F4) {
+    const float4* c = static_cast<const float4*>(base) + 3 * size_t(i);
+    float4 a = __ldg(c), b = __ldg(c + 1), d = __ldg(c + 2);
+    return glm::mat3(a.x, a.y, a.z, b.x, b.y, b.z, d.x, d.y, d.z);
+  } else {
+    const float* f = static_cast<const float*>(base) + 9 * size_t(i);
+    return glm::mat3(__ldg(f), __ldg(f + 1), __ldg(f + 2), __ldg(f + 3), __ldg(f + 4), __ldg(f + 5),
+                     __ldg(f + 6), __ldg(f + 7), __ldg(f + 8));
+  }
+}
+
+template <bool F4>
+__device__ __forceinline__ void storeMat(void* base, uint32_t i, const glm::mat3& m) {
+  if constexpr (F4) {
+    float4* c = static_cast<float4*>(base) + 3 * size_t(i);
+    c[0] = make_float4(m[0][0], m[0][1], m[0][2], 0.0f);
+    c[1] = make_float4(m[1][0], m[1][1], m[1][2], 0.0f);
+    c[2] = make_float4(m[2][0], m[2][1], m[2][2], 0.0f);
+  } else {
+    float* f = static_cast<float*>(base) + 9 * size_t(i);
+    for (int col = 0; col < 3; ++col) {
+      for (int row = 0; row < 3; ++row)
+        f[3 * col + row] = m[col][row];
+    }
+  }
+}
+
+// a·b in double, term by term as the CPU reference does (float products are exact in double)
+__device__ __forceinline__ double dotDouble(glm::vec3 a, glm::vec3 b) {
+  return double(a.x) * b.x + double(a.y) * b.y + double(a.z) * b.z;
+}
+
+// One adjacency entry decoded: the spring, the particle at its other end, and whether this
+// particle is the spring's j end.
+struct Incident {
+  uint32_t spring;
+  uint32_t other;
+  bool is_j;
+};
+
+__device__ __forceinline__ Incident incident(const int2* __restrict__ adjacency, uint32_t e) {
+  int2 a = __ldg(adjacency + e);
+  Incident out;
+  out.spring = static_cast<uint32_t>(a.x);
+  out.is_j = a.y < 0;
+  out.other = static_cast<uint32_t>(out.is_j ? ~a.y : a.y);
+  return out;
+}
+
+__device__ __forceinline__ uint32_t firstIndex() {
+  return blockIdx.x * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ uint32_t gridStride() {
+  return gridDim.x * blockDim.x;
+}
+
+// Σ over a warp by shuffles, in a fixed tree (item 8)
+__device__ __forceinline__ double warpSum(double v) {
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Σ of N values over the block, fixed order: warps by shuffle, then warp 0 over the warp sums.
+// Thread 0 holds the totals. blockDim.x must be a multiple of 32; call once per kernel.
+template <int N>
+__device__ __forceinline__ void blockSum(double (&v)[N]) {
+  __shared__ double warp_sums[N][32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  for (int k = 0; k < N; ++k)
+    v[k] = warpSum(v[k]);
+  if (lane == 0) {
+    for (int k = 0; k < N; ++k)
+      warp_sums[k][warp] = v[k];
+  }
+  __syncthreads();
+  if (warp == 0) {
+    for (int k = 0; k < N; ++k)
+      v[k] = warpSum(lane < warps ? warp_sums[k][lane] : 0.0);
+  }
+}
+
+// Block partial sums written by one block of a reduction kernel.
+template <int N>
+__device__ __forceinline__ void writePartials(double (&v)[N], Reduction reduction) {
+  blockSum<N>(v);
+  if (threadIdx.x == 0) {
+    for (int k = 0; k < N; ++k)
+      reduction.partials[k * reduction.stride + blockIdx.x] = v[k];
+  }
+}
+
+// The second stage (item 8): one block sums count partials per sum in a fixed order. Thread 0
+// holds the totals.
+template <int N>
+__device__ __forceinline__ void sumPartials(Reduction reduction, int count, double (&v)[N]) {
+  for (int k = 0; k < N; ++k)
+    v[k] = 0.0;
+  for (int b = threadIdx.x; b < count; b += blockDim.x) {
+    // __ldcg: read at L2, where other blocks of a fused kernel have just written them
+    for (int k = 0; k < N; ++k) {
+      v[k] += __ldcg(reduction.partials + k * reduction.stride + b);
+    }
+  }
+  blockSum<N>(v);
+}
+
+// True in every thread of the one block that arrives last, after all blocks wrote their partial
+// sums (the threadFenceReduction pattern). The ticket is an integer atomic, so which block is
+// last varies but the sum it then forms, in a fixed order, does not. Resets the counter.
+__device__ __forceinline__ bool lastBlockToArrive(unsigned int* arrivals) {
+  __shared__ bool is_last;
+  __threadfence();  // this block's partials are visible device-wide before it is counted
+  if (threadIdx.x == 0) {
+    const unsigned int ticket = atomicAdd(arrivals, 1u);
+    is_last = ticket == gridDim.x - 1;
+    if (is_last) *arrivals = 0u;  // every block has arrived: ready for the next launch
+  }
+  __syncthreads();
+  return is_last;
+}
+
+// Occupancy of one kernel: largest block (a multiple of 32, at most limit) that reaches the best
+// occupancy, and how many such blocks fit on one multiprocessor. Sets the carve-out (item 9).
+template <typename Kernel>
+cudaError_t queryShape(Kernel kernel, int limit, bool prefer_l1, KernelShape* out) {
+  cudaError_t error = cudaFuncSetAttribute(
+      kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+      prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));
+  if (error != cudaSuccess) return error;
+  int min_grid = 0, block = 0;
+  error = cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, kernel, 0, limit);
+  if (error != cudaSuccess) return error;
+  block = block / 32 * 32;
+  if (block < 32) block = 32;
+  int per_sm = 0;
+  error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
+  if (error != cudaSuccess) return error;
+  out->block = block;
+  out->blocks_per_sm = per_sm > 0 ? per_sm : 1;
+  return cudaSuccess;
+}
+
+}  // namespace hooke::cuda

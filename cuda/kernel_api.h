@@ -1,0 +1,158 @@
+// The contract between the CUDA backend's host code (.cpp, compiled by the C++ compiler) and its
+// kernels (.cu): device data views, CG scalars and launch wrappers. Internal to cuda/: only the
+// CUDA runtime API header here, never cuda_runtime.h or device code.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+#include <glm/glm.hpp>
+
+namespace hooke::cuda {
+
+// What the occupancy API says about one kernel on this device.
+struct KernelShape {
+  int block = 0;          // threads per block
+  int blocks_per_sm = 0;  // resident blocks per multiprocessor at that block size
+};
+
+// One launch: grid-stride loops cover any count with any grid.
+struct Launch {
+  int grid = 0;
+  int block = 0;
+};
+
+// The model on the device; only load and updateModel change it. Vectors are float4 or packed
+// float3 depending on the layout (CudaOptions::float4_layout).
+struct DeviceModel {
+  uint32_t particles = 0;
+  uint32_t springs = 0;
+  const float* mass = nullptr;          // (particles) kg
+  const float* free_mask = nullptr;     // (particles) 1 free, 0 pinned
+  const uint32_t* row_start = nullptr;  // (particles + 1) CSR offsets into adjacency
+  // (2 springs) per particle, its springs in increasing spring order: x = spring index,
+  // y = the other end's particle, bit-inverted (~y) when this particle is the spring's j end
+  const int2* adjacency = nullptr;
+  const uint2* ends = nullptr;       // (springs) i, j
+  const float* rest = nullptr;       // (springs) L
+  const float* stiffness = nullptr;  // (springs) k
+  const float* damping = nullptr;    // (springs) c
+  glm::vec3 gravity{0.0f};
+  float drag = 0.0f;
+};
+
+// The linearised implicit system of one step: written by the prepare kernels, read-only during
+// CG (this is what the L2 persisting window covers).
+struct DeviceSystem {
+  float4* spring_force = nullptr;  // (springs) f_s on the spring's i end (w unused)
+  float4* spring_kv = nullptr;     // (springs) h² K_s (v_i − v_j) (w unused)
+  float4* block_na = nullptr;      // (springs) S_s = a n nᵀ + b I: n in xyz, a in w
+  float* block_b = nullptr;        // (springs) b
+  float* diag = nullptr;           // (particles) free (m + h c_air)
+  void* inv_diag = nullptr;  // (particles) P⁻¹ = inverse 3×3 diagonal block of A, 3 columns
+};
+
+// CG vectors, all in the particle layout.
+struct CgVectors {
+  void* dv = nullptr;  // x of A x = b: Δv
+  void* r = nullptr;   // residual b − A x
+  void* z = nullptr;   // P⁻¹ r
+  void* p = nullptr;   // search direction
+  void* q = nullptr;   // A p
+};
+
+// Per-block partial sums: partials[k * stride + block] for sum k.
+struct Reduction {
+  double* partials = nullptr;
+  int stride = 0;
+};
+
+// CG state on the device, written only by the single-block finishing kernels. Once done is set,
+// every CG kernel returns at once, so extra launched iterations change nothing.
+struct CgScalars {
+  double rz = 0.0;      // r·z of the current iterate
+  double b_norm = 0.0;  // |b|
+  double target = 0.0;  // tolerance × |b|
+  double r_norm = 0.0;  // |r| of the current iterate
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  int iterations = 0;
+  int max_iterations = 0;
+  int done = 0;       // converged, capped or broken down
+  int converged = 0;  // |r| <= tolerance |b|
+  int breakdown = 0;  // p·A p <= 0
+  int unused = 0;
+  // fused finishing (CudaOptions::fused_finish): blocks of the apply and update kernels that have
+  // written their partial sums; the last one to arrive finishes the reduction and resets it
+  unsigned int apply_arrivals = 0;
+  unsigned int update_arrivals = 0;
+};
+
+// ---- step_kernels.cu ----
+enum StepKernelId {
+  kExplicitKernel,
+  kSpringPrepareKernel,
+  kParticlePrepareKernel,
+  kCommitKernel,
+  kVisualKernel,
+  kStepKernelCount
+};
+
+// Sets the carve-out preference and reads the occupancy of every step kernel of one layout.
+// Fails with cudaErrorNoKernelImageForDevice (or similar) when this GPU has no kernel image.
+cudaError_t queryStepKernels(bool float4_layout, bool prefer_l1, KernelShape out[kStepKernelCount]);
+
+cudaError_t launchExplicit(Launch launch, cudaStream_t stream, bool float4_layout,
+                           const DeviceModel& model, const void* x0, const void* v0, void* x1,
+                           void* v1, const float3* external, float h, bool symplectic);
+
+cudaError_t launchSpringPrepare(Launch launch, cudaStream_t stream, bool float4_layout,
+                                const DeviceModel& model, const void* x0, const void* v0,
+                                const DeviceSystem& system, float h);
+
+// Also starts CG: Δv = 0, r = b, z = P⁻¹ r, p = z, and partial sums of b·b and r·z.
+cudaError_t launchParticlePrepare(Launch launch, cudaStream_t stream, bool float4_layout,
+                                  const DeviceModel& model, const void* v0, const float3* external,
+                                  const DeviceSystem& system, const CgVectors& cg,
+                                  Reduction reduction, float h);
+
+cudaError_t launchCommit(Launch launch, cudaStream_t stream, bool float4_layout, uint32_t particles,
+                         const void* x0, const void* v0, const void* dv, void* x1, void* v1,
+                         float h);
+
+cudaError_t launchVisual(Launch launch, cudaStream_t stream, bool float4_layout, uint32_t particles,
+                         const void* previous, const void* current, float3* out, float alpha);
+
+// ---- pcg_kernels.cu ----
+enum CgKernelId { kApplyKernel, kUpdateKernel, kDirectionKernel, kFinishKernel, kCgKernelCount };
+
+cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, KernelShape out[kCgKernelCount]);
+
+// Finishes the start sums (count partials): |b|, r·z, target; sets done when nothing to do.
+cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction, int count,
+                          CgScalars* scalars, float tolerance, int max_iterations);
+
+// q = A p and partial sums of p·q; fused: the last block also computes α (launchAlpha's work)
+cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
+                        const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
+                        Reduction reduction, CgScalars* scalars);
+
+// α = r·z / p·q, or breakdown
+cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,
+                        CgScalars* scalars);
+
+// Δv += α p, r −= α q, z = P⁻¹ r, and partial sums of r·r and r·z; fused: the last block also
+// does launchBeta's work
+cudaError_t launchUpdate(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
+                         uint32_t particles, const DeviceSystem& system, const CgVectors& cg,
+                         Reduction reduction, CgScalars* scalars);
+
+// |r|, convergence and cap; β = (r·z)_new / (r·z)_old
+cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, int count,
+                       CgScalars* scalars);
+
+// p = z + β p
+cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layout,
+                            uint32_t particles, const CgVectors& cg, const CgScalars* scalars);
+
+}  // namespace hooke::cuda

@@ -1,0 +1,251 @@
+// Kernels of the matrix-free block-Jacobi PCG (the CPU reference is sim/pcg.cpp): A p by gather,
+// the vector updates with their dot products, and single-block finishing kernels that own the CG
+// scalars in device memory. Every kernel returns at once when CgScalars::done is set, so launched
+// iterations past convergence, the cap or a breakdown change nothing. No float atomics.
+#include <algorithm>
+
+#include "cuda/device_common.cuh"
+#include "cuda/kernel_api.h"
+#include "sim/spring_force.h"
+
+namespace hooke::cuda {
+
+namespace {
+
+// α = (r·z) / (p·A p); p·A p <= 0 is a breakdown and stops CG. Thread 0 only.
+__device__ __forceinline__ void finishAlpha(double pq, CgScalars* scalars) {
+  if (!(pq > 0.0)) {
+    scalars->breakdown = 1;
+    scalars->done = 1;
+  } else {
+    scalars->alpha = static_cast<float>(scalars->rz / pq);
+  }
+}
+
+// One iteration done: |r| = √(r·r); converged when |r| <= target, capped at max_iterations;
+// otherwise β = (r·z)_new / (r·z)_old. Thread 0 only.
+__device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* scalars) {
+  const int iterations = scalars->iterations + 1;
+  const double r_norm = sqrt(rr);
+  scalars->iterations = iterations;
+  scalars->r_norm = r_norm;
+  if (r_norm <= scalars->target) {
+    scalars->converged = 1;
+    scalars->done = 1;
+  } else if (iterations >= scalars->max_iterations) {
+    scalars->done = 1;
+  } else {
+    scalars->beta = static_cast<float>(rz_new / scalars->rz);
+    scalars->rz = rz_new;
+  }
+}
+
+// (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} ±S_s (p_{i_s} − p_{j_s})   (+ at the i end, − at j)
+// zero at pinned particles (their rows are filtered); partial sums of p·(A p).
+// Fused: the last block to finish sums the partials and computes α itself.
+template <bool F4, bool kFused>
+__global__ void __launch_bounds__(kHeavyThreads)
+    applyKernel(DeviceModel m, DeviceSystem sys, CgVectors cg, Reduction reduction,
+                CgScalars* scalars) {
+  if (scalars->done) return;  // uniform across the grid
+  const Vec<F4>* __restrict__ p = static_cast<const Vec<F4>*>(cg.p);
+  Vec<F4>* __restrict__ q = static_cast<Vec<F4>*>(cg.q);
+  double sums[1] = {0.0};
+  for (uint32_t i = firstIndex(); i < m.particles; i += gridStride()) {
+    const glm::vec3 pi = loadConst(p, i);
+    glm::vec3 out = __ldg(sys.diag + i) * pi;
+    const uint32_t end = __ldg(m.row_start + i + 1);
+    for (uint32_t e = __ldg(m.row_start + i); e < end; ++e) {
+      const Incident s = incident(m.adjacency, e);
+      const glm::vec3 po = loadConst(p, s.other);
+      const float4 na = __ldg(sys.block_na + s.spring);
+      SystemBlock S;
+      S.n = glm::vec3(na.x, na.y, na.z);
+      S.a = na.w;
+      S.b = __ldg(sys.block_b + s.spring);
+      // S (p_{i_s} − p_{j_s}), the difference taken in the spring's own orientation
+      const glm::vec3 qs = applyBlock(S, s.is_j ? po - pi : pi - po);
+      out = s.is_j ? out - qs : out + qs;
+    }
+    out = __ldg(m.free_mask + i) == 0.0f ? glm::vec3(0.0f) : out;
+    store(q, i, out);
+    sums[0] += dotDouble(pi, out);
+  }
+  writePartials<1>(sums, reduction);
+  if constexpr (kFused) {
+    if (!lastBlockToArrive(&scalars->apply_arrivals)) return;
+    sumPartials<1>(reduction, gridDim.x, sums);
+    if (threadIdx.x == 0) finishAlpha(sums[0], scalars);
+  }
+}
+
+// Δv += α p,  r −= α q,  z = P⁻¹ r;  partial sums of r·r and r·z.
+// Fused: the last block to finish sums the partials and does betaKernel's work itself.
+template <bool F4, bool kFused>
+__global__ void __launch_bounds__(kLightThreads)
+    updateKernel(uint32_t particles, DeviceSystem sys, CgVectors cg, Reduction reduction,
+                 CgScalars* scalars) {
+  if (scalars->done) return;
+  const float alpha = scalars->alpha;
+  const Vec<F4>* __restrict__ p = static_cast<const Vec<F4>*>(cg.p);
+  const Vec<F4>* __restrict__ q = static_cast<const Vec<F4>*>(cg.q);
+  Vec<F4>* __restrict__ dv = static_cast<Vec<F4>*>(cg.dv);
+  Vec<F4>* __restrict__ r = static_cast<Vec<F4>*>(cg.r);
+  Vec<F4>* __restrict__ z = static_cast<Vec<F4>*>(cg.z);
+  double sums[2] = {0.0, 0.0};
+  for (uint32_t i = firstIndex(); i < particles; i += gridStride()) {
+    store(dv, i, load(dv, i) + alpha * loadConst(p, i));
+    const glm::vec3 ri = load(r, i) - alpha * loadConst(q, i);
+    const glm::vec3 zi = loadMat<F4>(sys.inv_diag, i) * ri;
+    store(r, i, ri);
+    store(z, i, zi);
+    sums[0] += dotDouble(ri, ri);
+    sums[1] += dotDouble(ri, zi);
+  }
+  writePartials<2>(sums, reduction);
+  if constexpr (kFused) {
+    if (!lastBlockToArrive(&scalars->update_arrivals)) return;
+    sumPartials<2>(reduction, gridDim.x, sums);
+    if (threadIdx.x == 0) finishBeta(sums[0], sums[1], scalars);
+  }
+}
+
+// p = z + β p
+template <bool F4>
+__global__ void __launch_bounds__(kLightThreads)
+    directionKernel(uint32_t particles, CgVectors cg, const CgScalars* __restrict__ scalars) {
+  if (scalars->done) return;
+  const float beta = scalars->beta;
+  const Vec<F4>* __restrict__ z = static_cast<const Vec<F4>*>(cg.z);
+  Vec<F4>* __restrict__ p = static_cast<Vec<F4>*>(cg.p);
+  for (uint32_t i = firstIndex(); i < particles; i += gridStride()) {
+    store(p, i, loadConst(z, i) + beta * load(p, i));
+  }
+}
+
+// |b| = √(b·b), target = tolerance |b|, (r·z)_0 = b·P⁻¹b; nothing to do when |b| = 0 (Δv = 0),
+// when |r| <= target already, or when the cap is 0
+__global__ void __launch_bounds__(kFinishThreads)
+    cgStartKernel(Reduction reduction, int count, CgScalars* scalars, float tolerance,
+                  int max_iterations) {
+  double sums[2];
+  sumPartials<2>(reduction, count, sums);
+  if (threadIdx.x != 0) return;
+  CgScalars s;
+  s.max_iterations = max_iterations;
+  s.b_norm = sqrt(sums[0]);
+  s.rz = sums[1];
+  if (s.b_norm == 0.0) {
+    s.converged = 1;
+    s.done = 1;
+  } else {
+    s.target = double(tolerance) * s.b_norm;
+    s.r_norm = s.b_norm;
+    s.converged = s.r_norm <= s.target;
+    s.done = !(s.r_norm > s.target) || max_iterations <= 0;
+  }
+  *scalars = s;
+}
+
+// α, as the second stage of the p·A p reduction
+__global__ void __launch_bounds__(kFinishThreads)
+    alphaKernel(Reduction reduction, int count, CgScalars* scalars) {
+  if (scalars->done) return;
+  double sums[1];
+  sumPartials<1>(reduction, count, sums);
+  if (threadIdx.x == 0) finishAlpha(sums[0], scalars);
+}
+
+// |r|, convergence, cap and β, as the second stage of the r·r and r·z reductions
+__global__ void __launch_bounds__(kFinishThreads)
+    betaKernel(Reduction reduction, int count, CgScalars* scalars) {
+  if (scalars->done) return;
+  double sums[2];
+  sumPartials<2>(reduction, count, sums);
+  if (threadIdx.x == 0) finishBeta(sums[0], sums[1], scalars);
+}
+
+template <bool F4>
+cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
+  cudaError_t e;
+  // the fused and plain variants differ only in their tails; the plain ones set the shape, and
+  // the fused ones get the same carve-out
+  if ((e = queryShape(applyKernel<F4, false>, kHeavyThreads, prefer_l1, &out[kApplyKernel])))
+    return e;
+  if ((e = queryShape(updateKernel<F4, false>, kLightThreads, prefer_l1, &out[kUpdateKernel])))
+    return e;
+  KernelShape fused_apply, fused_update;
+  if ((e = queryShape(applyKernel<F4, true>, kHeavyThreads, prefer_l1, &fused_apply))) return e;
+  if ((e = queryShape(updateKernel<F4, true>, kLightThreads, prefer_l1, &fused_update))) return e;
+  out[kApplyKernel].block = std::min(out[kApplyKernel].block, fused_apply.block);
+  out[kApplyKernel].blocks_per_sm =
+      std::min(out[kApplyKernel].blocks_per_sm, fused_apply.blocks_per_sm);
+  out[kUpdateKernel].block = std::min(out[kUpdateKernel].block, fused_update.block);
+  out[kUpdateKernel].blocks_per_sm =
+      std::min(out[kUpdateKernel].blocks_per_sm, fused_update.blocks_per_sm);
+  if ((e = queryShape(directionKernel<F4>, kLightThreads, prefer_l1, &out[kDirectionKernel])))
+    return e;
+  // the three finishing kernels share one shape: a single block of at most kFinishThreads
+  KernelShape start, alpha, beta;
+  if ((e = queryShape(cgStartKernel, kFinishThreads, prefer_l1, &start))) return e;
+  if ((e = queryShape(alphaKernel, kFinishThreads, prefer_l1, &alpha))) return e;
+  if ((e = queryShape(betaKernel, kFinishThreads, prefer_l1, &beta))) return e;
+  int block = start.block < alpha.block ? start.block : alpha.block;
+  block = block < beta.block ? block : beta.block;
+  out[kFinishKernel] = KernelShape{block, 1};
+  return cudaSuccess;
+}
+
+}  // namespace
+
+cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, KernelShape out[kCgKernelCount]) {
+  return float4_layout ? queryAll<true>(prefer_l1, out) : queryAll<false>(prefer_l1, out);
+}
+
+cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction, int count,
+                          CgScalars* scalars, float tolerance, int max_iterations) {
+  cgStartKernel<<<1, threads, 0, stream>>>(reduction, count, scalars, tolerance, max_iterations);
+  return cudaGetLastError();
+}
+
+cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
+                        const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
+                        Reduction reduction, CgScalars* scalars) {
+  auto kernel = float4_layout ? (fused ? applyKernel<true, true> : applyKernel<true, false>)
+                              : (fused ? applyKernel<false, true> : applyKernel<false, false>);
+  kernel<<<launch.grid, launch.block, 0, stream>>>(model, system, cg, reduction, scalars);
+  return cudaGetLastError();
+}
+
+cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,
+                        CgScalars* scalars) {
+  alphaKernel<<<1, threads, 0, stream>>>(reduction, count, scalars);
+  return cudaGetLastError();
+}
+
+cudaError_t launchUpdate(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
+                         uint32_t particles, const DeviceSystem& system, const CgVectors& cg,
+                         Reduction reduction, CgScalars* scalars) {
+  auto kernel = float4_layout ? (fused ? updateKernel<true, true> : updateKernel<true, false>)
+                              : (fused ? updateKernel<false, true> : updateKernel<false, false>);
+  kernel<<<launch.grid, launch.block, 0, stream>>>(particles, system, cg, reduction, scalars);
+  return cudaGetLastError();
+}
+
+cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, int count,
+                       CgScalars* scalars) {
+  betaKernel<<<1, threads, 0, stream>>>(reduction, count, scalars);
+  return cudaGetLastError();
+}
+
+cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layout,
+                            uint32_t particles, const CgVectors& cg, const CgScalars* scalars) {
+  if (float4_layout) {
+    directionKernel<true><<<launch.grid, launch.block, 0, stream>>>(particles, cg, scalars);
+  } else {
+    directionKernel<false><<<launch.grid, launch.block, 0, stream>>>(particles, cg, scalars);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace hooke::cuda

@@ -1,0 +1,587 @@
+// GPU parity tests of cuda/: CUDA against the CPU reference per scene and integrator, every
+// CudaOptions switch, determinism, updateModel, bad loads and writeVisual. Every test that needs
+// a device skips (never passes) with the factory's reason where there is none.
+#include "cuda/cuda_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/cpu_backend.h"
+#include "sim/scenes.h"
+
+namespace hooke {
+namespace {
+
+constexpr float kH = 0.01f;  // dt = 0.01, skip 0: h = dt
+constexpr int kSteps = 100;
+constexpr double kTolerance = 1e-4;  // max |x_gpu − x_cpu| / scene extent
+
+// Declares `var`, a CUDA backend made with `options`, or skips the test with the reason.
+#define HOOKE_CUDA_OR_SKIP(var, options)                                     \
+  std::string var##_why_not;                                                 \
+  std::unique_ptr<Backend> var = createCudaBackend(options, &var##_why_not); \
+  if (!var) GTEST_SKIP() << "no usable CUDA device: " << var##_why_not
+
+// Explicit Euler at the default materials diverges within 100 steps of 0.01 s (k = 1e4 N/m on
+// ~4 g particles); these soft, damped materials keep explicit and symplectic Euler bounded and
+// insensitive (a 1e-7 perturbation of the start stays below 1e-6 of the extent on the CPU).
+Material softCloth() {
+  Material m;
+  m.stiffness = 1.0f;
+  m.damping = 0.03f;
+  m.drag = 0.03f;
+  return m;
+}
+Material softVolume() {
+  Material m;
+  m.stiffness = 1.0f;
+  m.damping = 0.03f;
+  return m;
+}
+
+struct Case {
+  std::string name;
+  Integrator integrator;
+  Scene scene;
+};
+
+Scene sceneFor(const std::string& scene, Integrator integrator) {
+  const bool soft = integrator != Integrator::kImplicit;
+  if (scene == "cloth") return makeCloth(16, soft ? softCloth() : Material{});
+  if (scene == "volume") return makeVolume(8, soft ? softVolume() : Material{});
+  return makeSpring1d({});
+}
+
+double extentOf(const State& state) {
+  glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+  for (const glm::vec3& x : state.x) {
+    lo = glm::min(lo, x);
+    hi = glm::max(hi, x);
+  }
+  return std::max(1e-6, double(glm::length(hi - lo)));
+}
+
+bool allFinite(const State& state) {
+  for (size_t i = 0; i < state.x.size(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      if (!std::isfinite(state.x[i][c]) || !std::isfinite(state.v[i][c])) return false;
+    }
+  }
+  return true;
+}
+
+// max_i |a_i − b_i| / extent; infinity when either is not finite
+double relativeDifference(const State& a, const State& b, double extent) {
+  if (a.x.size() != b.x.size() || !allFinite(a) || !allFinite(b)) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double worst = 0.0;
+  for (size_t i = 0; i < a.x.size(); ++i) {
+    worst = std::max(worst, double(glm::length(a.x[i] - b.x[i])));
+  }
+  return worst / extent;
+}
+
+struct Trajectory {
+  State state;
+  std::vector<StepStats> stats;
+  bool ok = true;
+  std::string error;
+};
+
+Trajectory runSteps(Backend& backend, const Scene& scene, const SolverSettings& settings, int steps,
+                    const std::vector<glm::vec3>& external = {}) {
+  Trajectory run;
+  Status loaded = backend.load(scene.model, scene.state);
+  if (!loaded) {
+    run.ok = false;
+    run.error = loaded.message();
+    return run;
+  }
+  backend.setSettings(settings);
+  for (int k = 0; k < steps; ++k) {
+    StepStats s;
+    Status stepped = backend.step(kH, external, &s);
+    if (!stepped) {
+      run.ok = false;
+      run.error = stepped.message();
+      return run;
+    }
+    run.stats.push_back(s);
+  }
+  backend.readState(&run.state);
+  return run;
+}
+
+SolverSettings settingsFor(Integrator integrator) {
+  SolverSettings settings;
+  settings.integrator = integrator;
+  return settings;
+}
+
+int totalIterations(const Trajectory& run) {
+  int sum = 0;
+  for (const StepStats& s : run.stats)
+    sum += s.cg_iterations;
+  return sum;
+}
+
+bool sameBytes(const State& a, const State& b) {
+  return a.x.size() == b.x.size() && a.v.size() == b.v.size() &&
+         std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(glm::vec3)) == 0 &&
+         std::memcmp(a.v.data(), b.v.data(), a.v.size() * sizeof(glm::vec3)) == 0;
+}
+
+// ---- CUDA vs CPU, every scene and integrator ----
+
+struct ParityParam {
+  const char* scene;
+  Integrator integrator;
+};
+
+class Parity : public ::testing::TestWithParam<ParityParam> {};
+
+TEST_P(Parity, HundredStepsMatchCpu) {
+  HOOKE_CUDA_OR_SKIP(gpu, CudaOptions{});
+  const ParityParam param = GetParam();
+  const Scene scene = sceneFor(param.scene, param.integrator);
+  const SolverSettings settings = settingsFor(param.integrator);
+
+  CpuBackend cpu;
+  Trajectory expected = runSteps(cpu, scene, settings, kSteps);
+  ASSERT_TRUE(expected.ok) << expected.error;
+  Trajectory actual = runSteps(*gpu, scene, settings, kSteps);
+  ASSERT_TRUE(actual.ok) << actual.error;
+
+  const double extent = extentOf(scene.state);
+  if (!allFinite(expected.state)) {
+    // the CPU diverged: all that can be asked is that the GPU diverged too
+    EXPECT_FALSE(allFinite(actual.state) &&
+                 relativeDifference(actual.state, scene.state, extent) < 10.0);
+    return;
+  }
+  const double difference = relativeDifference(actual.state, expected.state, extent);
+  std::printf("[ parity   ] %-8s %-10s max|dx|/extent = %.3g  CG iterations gpu %d cpu %d\n",
+              param.scene, std::string(integratorName(param.integrator)).c_str(), difference,
+              totalIterations(actual), totalIterations(expected));
+  EXPECT_LE(difference, kTolerance);
+  if (param.integrator != Integrator::kImplicit) return;
+  for (size_t k = 0; k < actual.stats.size(); ++k) {
+    EXPECT_TRUE(actual.stats[k].cg_converged) << "step " << k;
+    EXPECT_LE(actual.stats[k].cg_residual, settings.tolerance) << "step " << k;
+  }
+  // the same solver under slightly different rounding: about the same total work
+  const int gpu_total = totalIterations(actual), cpu_total = totalIterations(expected);
+  EXPECT_NEAR(gpu_total, cpu_total, std::max(3.0, 0.05 * cpu_total));
+}
+
+INSTANTIATE_TEST_SUITE_P(ScenesAndIntegrators, Parity,
+                         ::testing::Values(ParityParam{"cloth", Integrator::kExplicit},
+                                           ParityParam{"cloth", Integrator::kSymplectic},
+                                           ParityParam{"cloth", Integrator::kImplicit},
+                                           ParityParam{"volume", Integrator::kExplicit},
+                                           ParityParam{"volume", Integrator::kSymplectic},
+                                           ParityParam{"volume", Integrator::kImplicit},
+                                           ParityParam{"spring1d", Integrator::kExplicit},
+                                           ParityParam{"spring1d", Integrator::kSymplectic},
+                                           ParityParam{"spring1d", Integrator::kImplicit}),
+                         [](const ::testing::TestParamInfo<ParityParam>& info) {
+                           return std::string(info.param.scene) + "_" +
+                                  std::string(integratorName(info.param.integrator));
+                         });
+
+// ---- every switch gives the same result ----
+
+struct Variant {
+  const char* name;
+  CudaOptions options;
+};
+
+std::vector<Variant> variants() {
+  std::vector<Variant> out;
+  out.push_back({"default", CudaOptions{}});
+  CudaOptions o;
+  o = {};
+  o.check_interval = 1;
+  out.push_back({"K=1", o});
+  o = {};
+  o.check_interval = 3;
+  out.push_back({"K=3", o});
+  o = {};
+  o.check_interval = 64;
+  out.push_back({"K=64", o});
+  o = {};
+  o.float4_layout = false;
+  out.push_back({"float3", o});
+  o = {};
+  o.prefer_l1 = false;
+  out.push_back({"no-L1-carveout", o});
+  o = {};
+  o.l2_persist = false;
+  out.push_back({"no-L2-window", o});
+  o = {};
+  o.cg_graph = true;
+  out.push_back({"graph", o});
+  o = {};
+  o.cg_graph = true;
+  o.check_interval = 5;
+  o.float4_layout = false;
+  out.push_back({"graph-K=5-float3", o});
+  o = {};
+  o.timing = false;
+  out.push_back({"no-timing", o});
+  o = {};
+  o.fused_finish = true;
+  out.push_back({"fused", o});
+  o = {};
+  o.fused_finish = true;
+  o.cg_graph = true;
+  out.push_back({"fused-graph", o});
+  o = {};
+  o.fused_finish = true;
+  o.cg_graph = true;
+  o.check_interval = 1;
+  o.float4_layout = false;
+  out.push_back({"fused-graph-K=1-f3", o});
+  return out;
+}
+
+TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  for (const char* scene_name : {"cloth", "volume"}) {
+    for (Integrator integrator : {Integrator::kImplicit, Integrator::kSymplectic}) {
+      const Scene scene = sceneFor(scene_name, integrator);
+      const SolverSettings settings = settingsFor(integrator);
+      CpuBackend cpu;
+      Trajectory expected = runSteps(cpu, scene, settings, kSteps);
+      ASSERT_TRUE(expected.ok && allFinite(expected.state));
+      const double extent = extentOf(scene.state);
+      // one reference per layout, carve-out and finishing scheme: those may change FMA
+      // contraction or the reduction tree; K, graphs, the L2 window and timing must not change
+      // a single bit or CG iteration
+      std::map<std::string, Trajectory> reference;
+      for (const Variant& variant : variants()) {
+        SCOPED_TRACE(std::string(scene_name) + " " + std::string(integratorName(integrator)) + " " +
+                     variant.name);
+        std::string why_not;
+        auto gpu = createCudaBackend(variant.options, &why_not);
+        ASSERT_TRUE(gpu) << why_not;
+        Trajectory actual = runSteps(*gpu, scene, settings, kSteps);
+        ASSERT_TRUE(actual.ok) << actual.error;
+        const double difference = relativeDifference(actual.state, expected.state, extent);
+        EXPECT_LE(difference, kTolerance);
+        const std::string key = std::to_string(variant.options.float4_layout) +
+                                std::to_string(variant.options.prefer_l1) +
+                                std::to_string(variant.options.fused_finish);
+        Trajectory& same_layout = reference[key];
+        if (same_layout.stats.empty()) {
+          same_layout = actual;
+        } else {
+          // iteration counts are exact whatever K or graphs: the device freezes at convergence
+          for (size_t k = 0; k < actual.stats.size(); ++k) {
+            ASSERT_EQ(actual.stats[k].cg_iterations, same_layout.stats[k].cg_iterations)
+                << "step " << k;
+          }
+          EXPECT_TRUE(sameBytes(actual.state, same_layout.state));
+        }
+        std::printf(
+            "[ switch   ] %-7s %-10s %-17s max|dx|/extent = %.3g  same bits as float4 "
+            "default: %s\n",
+            scene_name, std::string(integratorName(integrator)).c_str(), variant.name, difference,
+            sameBytes(actual.state, reference["110"].state) ? "yes" : "no");
+      }
+    }
+  }
+}
+
+// ---- several blocks per reduction (the scenes above fit in one block per kernel) ----
+
+TEST(CudaMultiBlock, LargerSystemsMatchCpuAndRepeatBitForBit) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const SolverSettings settings = settingsFor(Integrator::kImplicit);
+  // volume 24: 3456 particles; insensitive (FMA-level rounding moves it < 2e-7 of its extent)
+  const Scene volume = makeVolume(24, {});
+  CpuBackend cpu;
+  Trajectory expected = runSteps(cpu, volume, settings, 30);
+  ASSERT_TRUE(expected.ok);
+  // cloth 64: 4096 particles; chaotic at k = 1e4 (rounding alone moves it ~1e-3), so only
+  // determinism is checked on it
+  const Scene cloth = makeCloth(64, {});
+  for (const Variant& variant : variants()) {
+    const std::string name = variant.name;
+    if (name != "default" && name != "float3" && name != "graph" && name != "fused" &&
+        name != "fused-graph") {
+      continue;
+    }
+    SCOPED_TRACE(name);
+    std::string why_not;
+    auto first = createCudaBackend(variant.options, &why_not);
+    auto second = createCudaBackend(variant.options, &why_not);
+    ASSERT_TRUE(first && second) << why_not;
+    Trajectory a = runSteps(*first, volume, settings, 30);
+    Trajectory b = runSteps(*second, volume, settings, 30);
+    ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
+    EXPECT_TRUE(sameBytes(a.state, b.state));
+    const double difference = relativeDifference(a.state, expected.state, extentOf(volume.state));
+    EXPECT_LE(difference, kTolerance);
+    std::printf("[ multi    ] volume 24 %-12s max|dx|/extent = %.3g  CG iterations gpu %d cpu %d\n",
+                variant.name, difference, totalIterations(a), totalIterations(expected));
+    Trajectory c = runSteps(*first, cloth, settings, 30);
+    Trajectory d = runSteps(*second, cloth, settings, 30);
+    ASSERT_TRUE(c.ok && d.ok) << c.error << d.error;
+    EXPECT_TRUE(sameBytes(c.state, d.state));
+  }
+}
+
+// ---- determinism ----
+
+TEST(CudaDeterminism, TwoRunsGiveIdenticalBytes) {
+  HOOKE_CUDA_OR_SKIP(first, CudaOptions{});
+  HOOKE_CUDA_OR_SKIP(second, CudaOptions{});
+  for (Integrator integrator : {Integrator::kImplicit, Integrator::kSymplectic}) {
+    const Scene scene = sceneFor("cloth", integrator);
+    std::vector<glm::vec3> external(scene.model.particleCount(), glm::vec3(0.0f));
+    external.back() = glm::vec3(0.0f, 0.5f, 0.2f);  // a drag on the free corner
+    Trajectory a = runSteps(*first, scene, settingsFor(integrator), kSteps, external);
+    Trajectory b = runSteps(*second, scene, settingsFor(integrator), kSteps, external);
+    ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
+    EXPECT_TRUE(sameBytes(a.state, b.state)) << integratorName(integrator);
+    // and the same backend loaded again
+    Trajectory c = runSteps(*first, scene, settingsFor(integrator), kSteps, external);
+    ASSERT_TRUE(c.ok) << c.error;
+    EXPECT_TRUE(sameBytes(a.state, c.state)) << integratorName(integrator);
+  }
+}
+
+TEST(CudaExternalForces, MatchCpu) {
+  HOOKE_CUDA_OR_SKIP(gpu, CudaOptions{});
+  const Scene scene = sceneFor("cloth", Integrator::kImplicit);
+  std::vector<glm::vec3> external(scene.model.particleCount(), glm::vec3(0.0f));
+  external.back() = glm::vec3(0.0f, 0.5f, 0.2f);
+  CpuBackend cpu;
+  Trajectory expected = runSteps(cpu, scene, settingsFor(Integrator::kImplicit), kSteps, external);
+  Trajectory actual = runSteps(*gpu, scene, settingsFor(Integrator::kImplicit), kSteps, external);
+  ASSERT_TRUE(expected.ok && actual.ok) << actual.error;
+  EXPECT_LE(relativeDifference(actual.state, expected.state, extentOf(scene.state)), kTolerance);
+  // and it did something
+  Trajectory free_fall = runSteps(*gpu, scene, settingsFor(Integrator::kImplicit), kSteps);
+  EXPECT_GT(relativeDifference(actual.state, free_fall.state, extentOf(scene.state)), 1e-3);
+}
+
+// ---- updateModel ----
+
+TEST(CudaUpdateModel, ChangesStiffnessWithoutReloadAndMatchesCpu) {
+  HOOKE_CUDA_OR_SKIP(gpu, CudaOptions{});
+  const Scene scene = sceneFor("cloth", Integrator::kImplicit);
+  Model softer = scene.model;
+  // 5000 N/m: away from the stiffness range (~1e3) where this cloth is chaotic at h = 0.01
+  for (float& k : softer.stiffness)
+    k *= 0.5f;
+  const SolverSettings settings = settingsFor(Integrator::kImplicit);
+
+  auto run = [&](Backend& backend, bool update) {
+    Trajectory r = runSteps(backend, scene, settings, 30);
+    if (!r.ok) return r;
+    if (update) {
+      Status updated = backend.updateModel(softer);
+      if (!updated) {
+        r.ok = false;
+        r.error = updated.message();
+        return r;
+      }
+    }
+    for (int k = 0; k < 70; ++k) {
+      Status stepped = backend.step(kH, {}, nullptr);
+      if (!stepped) {
+        r.ok = false;
+        r.error = stepped.message();
+        return r;
+      }
+    }
+    backend.readState(&r.state);
+    return r;
+  };
+  CpuBackend cpu;
+  Trajectory expected = run(cpu, true);
+  Trajectory actual = run(*gpu, true);
+  ASSERT_TRUE(expected.ok && actual.ok) << expected.error << actual.error;
+  const double extent = extentOf(scene.state);
+  EXPECT_LE(relativeDifference(actual.state, expected.state, extent), kTolerance);
+
+  // the update mattered: without it the cloth ends elsewhere
+  auto unchanged = createCudaBackend(CudaOptions{}, nullptr);
+  ASSERT_TRUE(unchanged);
+  Trajectory stiff = run(*unchanged, false);
+  ASSERT_TRUE(stiff.ok) << stiff.error;
+  EXPECT_GT(relativeDifference(actual.state, stiff.state, extent), 1e-3);
+
+  // a changed topology is refused
+  Model other = scene.model;
+  other.pinned[5] = 1;
+  EXPECT_FALSE(gpu->updateModel(other).isOk());
+}
+
+// ---- bad input never crashes ----
+
+TEST(CudaLoad, MismatchedStateIsAnError) {
+  HOOKE_CUDA_OR_SKIP(gpu, CudaOptions{});
+  Scene scene = makeCloth(8, {});
+  State short_state = scene.state;
+  short_state.x.pop_back();
+  Status loaded = gpu->load(scene.model, short_state);
+  EXPECT_FALSE(loaded.isOk());
+  EXPECT_FALSE(loaded.message().empty());
+  EXPECT_FALSE(gpu->step(kH, {}, nullptr).isOk());  // nothing loaded: an error, not a crash
+
+  Model broken = scene.model;
+  broken.spring_ends[3] = glm::uvec2(0, 100000);
+  EXPECT_FALSE(gpu->load(broken, scene.state).isOk());
+
+  ASSERT_TRUE(gpu->load(scene.model, scene.state).isOk());
+  std::vector<glm::vec3> wrong_external(3, glm::vec3(1.0f));
+  EXPECT_FALSE(gpu->step(kH, wrong_external, nullptr).isOk());
+  EXPECT_TRUE(gpu->step(kH, {}, nullptr).isOk());
+}
+
+// ---- writeVisual ----
+
+TEST(CudaWriteVisual, IsLerpOfPreviousAndCurrent) {
+  HOOKE_CUDA_OR_SKIP(gpu, CudaOptions{});
+  const Scene scene = makeCloth(16, {});
+  ASSERT_TRUE(gpu->load(scene.model, scene.state).isOk());
+  gpu->setSettings(settingsFor(Integrator::kImplicit));
+  for (int k = 0; k < 5; ++k)
+    ASSERT_TRUE(gpu->step(kH, {}, nullptr).isOk());
+  State previous, current;
+  gpu->readState(&previous);
+  ASSERT_TRUE(gpu->step(kH, {}, nullptr).isOk());
+  gpu->readState(&current);
+
+  std::vector<glm::vec3> out(scene.model.particleCount());
+  for (float alpha : {0.0f, 1.0f / 3.0f, 0.5f, 2.0f / 3.0f, 1.0f}) {
+    gpu->writeVisual(alpha, out);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const glm::vec3 expected = previous.x[i] + alpha * (current.x[i] - previous.x[i]);
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_FLOAT_EQ(out[i][c], expected[c]) << "alpha " << alpha << " particle " << i;
+      }
+    }
+  }
+  // right after load, previous = current
+  ASSERT_TRUE(gpu->load(scene.model, scene.state).isOk());
+  gpu->writeVisual(0.5f, out);
+  for (size_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(out[i], scene.state.x[i]);
+}
+
+// ---- the CG cap and stats ----
+
+TEST(CudaPcg, CapIsExactAndReportedAsNotConverged) {
+  for (int check_interval : {1, 4, 8}) {
+    for (int scheme = 0; scheme < 4; ++scheme) {
+      CudaOptions options;
+      options.check_interval = check_interval;
+      options.cg_graph = (scheme & 1) != 0;
+      options.fused_finish = (scheme & 2) != 0;
+      HOOKE_CUDA_OR_SKIP(gpu, options);
+      const Scene scene = makeCloth(16, {});
+      SolverSettings settings = settingsFor(Integrator::kImplicit);
+      settings.max_iterations = 3;
+      settings.tolerance = 1e-7f;
+      CpuBackend cpu;
+      Trajectory expected = runSteps(cpu, scene, settings, 10);
+      Trajectory actual = runSteps(*gpu, scene, settings, 10);
+      ASSERT_TRUE(expected.ok && actual.ok) << actual.error;
+      for (const StepStats& s : actual.stats) {
+        EXPECT_EQ(s.cg_iterations, 3);
+        EXPECT_FALSE(s.cg_converged);
+        EXPECT_GT(s.cg_residual, 0.0f);
+      }
+      EXPECT_LE(relativeDifference(actual.state, expected.state, extentOf(scene.state)),
+                kTolerance);
+    }
+  }
+}
+
+TEST(CudaPcg, ReportsPhaseTimes) {
+  HOOKE_CUDA_OR_SKIP(gpu, CudaOptions{});
+  Trajectory run = runSteps(*gpu, makeCloth(16, {}), settingsFor(Integrator::kImplicit), 3);
+  ASSERT_TRUE(run.ok) << run.error;
+  for (const StepStats& s : run.stats) {
+    EXPECT_GT(s.force_ms, 0.0);
+    EXPECT_GT(s.solve_ms, 0.0);
+    EXPECT_GE(s.commit_ms, 0.0);
+    EXPECT_GT(s.cg_iterations, 0);
+  }
+}
+
+// ---- without a device ----
+
+TEST(CudaFactory, SaysWhyWhenCudaIsHidden) {
+  // a fresh process, so CUDA_VISIBLE_DEVICES is read before CUDA initialises
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("CUDA_VISIBLE_DEVICES", "", 1);
+        std::string why_not;
+        auto backend = createCudaBackend(CudaOptions{}, &why_not);
+        std::fprintf(stderr, "reason: %s\n", why_not.c_str());
+        std::exit(backend == nullptr && !why_not.empty() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "reason: .+");
+}
+
+// ---- informational: time per step on this GPU (never asserted) ----
+
+TEST(CudaTiming, PrintsStepTimes) {
+  CudaDeviceInfo info;
+  std::string why_not;
+  if (!queryCudaDevice(0, &info, &why_not)) GTEST_SKIP() << why_not;
+  std::printf("[ device   ] %s, cc %d.%d, %d SMs, L2 %zu KiB, driver %d, runtime %d\n",
+              info.name.c_str(), info.compute_major, info.compute_minor, info.multiprocessors,
+              info.l2_bytes >> 10, info.driver_version, info.runtime_version);
+  for (int res : {16, 64, 256}) {
+    for (const Variant& variant : variants()) {
+      const std::string name = variant.name;
+      if (name != "default" && name != "graph" && name != "float3" && name != "K=1" &&
+          name != "fused" && name != "fused-graph") {
+        continue;
+      }
+      auto gpu = createCudaBackend(variant.options, &why_not);
+      ASSERT_TRUE(gpu) << why_not;
+      const Scene scene = makeCloth(res, {});
+      SolverSettings settings = settingsFor(Integrator::kImplicit);
+      settings.tolerance = 1e-4f;
+      Trajectory warm = runSteps(*gpu, scene, settings, 3);
+      ASSERT_TRUE(warm.ok) << warm.error;
+      Trajectory run = runSteps(*gpu, scene, settings, 20);
+      ASSERT_TRUE(run.ok) << run.error;
+      double force = 0, solve = 0, commit = 0;
+      int iterations = 0;
+      for (const StepStats& s : run.stats) {
+        force += s.force_ms;
+        solve += s.solve_ms;
+        commit += s.commit_ms;
+        iterations += s.cg_iterations;
+      }
+      const double n = double(run.stats.size());
+      std::printf(
+          "[ timing   ] cloth %4d %-8s step %.3f ms (force %.3f, CG %.3f, commit %.3f), "
+          "%.1f it/step, %.2f us/it\n",
+          res, variant.name, (force + solve + commit) / n, force / n, solve / n, commit / n,
+          iterations / n, 1000.0 * solve / std::max(1, iterations));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hooke
