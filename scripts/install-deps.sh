@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libglm-dev libgtest-dev libeigen3-dev nlohmann-json3-dev libcli11-dev
   libspdlog-dev libglfw3-dev libimgui-dev python3-glad
-  libegl-dev libgl-dev libgl1-mesa-dri xvfb
+  libegl-dev libgl-dev libgl1-mesa-dri libegl-mesa0 libstb-dev xvfb
 )
 
 sudo_cmd=()

@@ -6,6 +6,9 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli_options.h"
+#if HOOKE_HAVE_RENDER
+#include "app/render_command.h"
+#endif
 
 namespace {
 
@@ -63,6 +66,15 @@ int main(int argc, char** argv) {
   addSceneOptions(export_cmd, &export_scene);
   export_cmd->add_option("--out", export_path, "output file (.json)")->required();
 
+#if HOOKE_HAVE_RENDER
+  // hooke render
+  hooke::RenderCommandOptions render;
+  CLI::App* render_cmd =
+      app.add_subcommand("render", "simulate a scene to a time and render that frame to a PNG");
+  addSceneOptions(render_cmd, &render.run.scene);
+  hooke::addRenderOptions(render_cmd, &render);
+#endif
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -78,6 +90,9 @@ int main(int argc, char** argv) {
 
   if (*run_cmd) return hooke::runCommand(run);
   if (*export_cmd) return hooke::exportSceneCommand(export_scene, export_path);
+#if HOOKE_HAVE_RENDER
+  if (*render_cmd) return hooke::renderCommand(render);
+#endif
   std::fprintf(stderr,
                "hooke: the desktop app is not part of this build yet; use a sub-command "
                "(see hooke --help)\n");
