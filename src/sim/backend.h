@@ -14,7 +14,16 @@
 
 namespace hooke {
 
-enum class Integrator { kExplicit, kSymplectic, kImplicit };
+// explicit:   explicit Euler (the course template's method)
+// symplectic: symplectic (semi-implicit) Euler
+// implicit:   backward Euler linearised once per step (Baraff–Witkin): one CG solve
+// newton:     backward Euler solved by Newton iterations to a residual tolerance
+// bdf2:       second-order backward differentiation, Newton-solved; much less numerical damping
+enum class Integrator { kExplicit, kSymplectic, kImplicit, kNewton, kBdf2 };
+
+inline constexpr Integrator kAllIntegrators[] = {Integrator::kExplicit, Integrator::kSymplectic,
+                                                 Integrator::kImplicit, Integrator::kNewton,
+                                                 Integrator::kBdf2};
 
 std::string_view integratorName(Integrator integrator);
 bool parseIntegrator(std::string_view name, Integrator* out);
@@ -23,16 +32,22 @@ struct SolverSettings {
   Integrator integrator = Integrator::kImplicit;
   float tolerance = 1e-4f;   // CG stops when |r| <= tolerance |b|
   int max_iterations = 500;  // CG iteration cap
+  // newton and bdf2: stop when |g| <= newton_tolerance · h |M g_gravity + f(x0, v0)|, g the
+  // residual of the implicit equations, or after newton_max_iterations
+  float newton_tolerance = 1e-2f;
+  int newton_max_iterations = 10;
 };
 
 // What one step did. Times are wall-clock milliseconds spent in each phase.
 struct StepStats {
-  int cg_iterations = 0;
-  float cg_residual = 0.0f;  // final |r| / |b|; 0 when the system was trivially solved
-  bool cg_converged = true;  // false when CG hit the cap or broke down
-  double force_ms = 0.0;     // forces, Jacobians and right-hand side
-  double solve_ms = 0.0;     // the linear solve
-  double commit_ms = 0.0;    // writing x1, v1
+  int cg_iterations = 0;         // summed over Newton iterations
+  int newton_iterations = 0;     // linear solves this step (1 for implicit)
+  float newton_residual = 0.0f;  // newton, bdf2: final |g| / (h |M g_gravity + f0|)
+  float cg_residual = 0.0f;      // final |r| / |b|; 0 when the system was trivially solved
+  bool cg_converged = true;      // false when CG hit the cap or broke down
+  double force_ms = 0.0;         // forces, Jacobians and right-hand side
+  double solve_ms = 0.0;         // the linear solve
+  double commit_ms = 0.0;        // writing x1, v1
 };
 
 class Backend {
@@ -49,6 +64,9 @@ class Backend {
   virtual Status updateModel(const Model& model) = 0;
 
   virtual void setSettings(const SolverSettings& settings) = 0;
+
+  // Whether step() implements this integrator.
+  virtual bool supports(Integrator integrator) const = 0;
 
   // Advances the state by h seconds. external holds one force (N) per particle, or is empty.
   // The previous state is kept for writeVisual.

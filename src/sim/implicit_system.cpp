@@ -11,8 +11,8 @@ void ImplicitSystem::resize(const Model& model) {
 }
 
 void ImplicitSystem::prepare(const Model& model, std::span<const glm::vec3> x0,
-                             std::span<const glm::vec3> v0, std::span<const glm::vec3> f0,
-                             float h) {
+                             std::span<const glm::vec3> f0, float h, std::span<const glm::vec3> d,
+                             float d_scale) {
   model_ = &model;
   const size_t n = model.particleCount();
 
@@ -23,12 +23,12 @@ void ImplicitSystem::prepare(const Model& model, std::span<const glm::vec3> x0,
     rhs_[i] = h * f0[i];
   }
 
-  // per spring: S = h D + h² K; its diagonal blocks; b_i −= h² K (v0_i − v0_j), b_j += the same
+  // per spring: S = h D + h² K; its diagonal blocks; b_i −= h s K (d_i − d_j), b_j += the same
   for (size_t s = 0; s < model.springCount(); ++s) {
     const glm::uvec2 e = model.spring_ends[s];
-    glm::vec3 d = x0[e.y] - x0[e.x];
-    float length = glm::length(d);
-    glm::vec3 n = length > kDegenerateLength ? d / length : glm::vec3(0.0f);
+    glm::vec3 delta = x0[e.y] - x0[e.x];
+    float length = glm::length(delta);
+    glm::vec3 n = length > kDegenerateLength ? delta / length : glm::vec3(0.0f);
     SpringJacobian J =
         springJacobian(n, length, model.rest_length[s], model.stiffness[s], model.damping[s]);
     SystemBlock S = systemBlock(J, h);
@@ -38,9 +38,11 @@ void ImplicitSystem::prepare(const Model& model, std::span<const glm::vec3> x0,
     inverse_diagonal_[e.x] += block;
     inverse_diagonal_[e.y] += block;
 
-    glm::vec3 kv = (h * h) * applyStiffness(J, v0[e.x] - v0[e.y]);
-    rhs_[e.x] -= kv;
-    rhs_[e.y] += kv;
+    if (!d.empty()) {
+      glm::vec3 kd = (h * d_scale) * applyStiffness(J, d[e.x] - d[e.y]);
+      rhs_[e.x] -= kd;
+      rhs_[e.y] += kd;
+    }
   }
 
   // filter pinned degrees of freedom; invert the free diagonal blocks (SPD: mass > 0)

@@ -18,9 +18,14 @@ class ImplicitSystem {
  public:
   void resize(const Model& model);
 
-  // Linearises at (x0, v0) with forces f0 (already including external input) for step h.
-  void prepare(const Model& model, std::span<const glm::vec3> x0, std::span<const glm::vec3> v0,
-               std::span<const glm::vec3> f0, float h);
+  // Linearises at positions x (the damper's Jacobian does not depend on v) with forces f (already
+  // including external input) for step h, with the right-hand side b = h (f + d_scale ∂f/∂x d);
+  // d may be empty (then b = h f). Baraff–Witkin's step is d = v0, d_scale = h.
+  void prepare(const Model& model, std::span<const glm::vec3> x, std::span<const glm::vec3> f,
+               float h, std::span<const glm::vec3> d, float d_scale);
+
+  // The right-hand side, for callers that add terms (zero it again at pinned particles).
+  std::span<glm::vec3> mutableRhs() { return rhs_; }
 
   // out = A p (zero at pinned particles; p must be zero there)
   void apply(std::span<const glm::vec3> p, std::span<glm::vec3> out) const;

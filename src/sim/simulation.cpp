@@ -36,6 +36,9 @@ std::optional<SolveReport> Simulation::tick(std::span<const glm::vec3> external)
   totals_.cg_iterations_max = std::max(totals_.cg_iterations_max, report.step.cg_iterations);
   totals_.cg_residual_max = std::max(totals_.cg_residual_max, report.step.cg_residual);
   if (!report.step.cg_converged) totals_.cg_unconverged += 1;
+  totals_.newton_iterations_sum += report.step.newton_iterations;
+  totals_.newton_iterations_max =
+      std::max(totals_.newton_iterations_max, report.step.newton_iterations);
   totals_.solver_ms += report.step.force_ms + report.step.solve_ms + report.step.commit_ms;
 
   if (guard_.check(state_, report.energy.kinetic)) {

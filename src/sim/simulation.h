@@ -31,6 +31,8 @@ struct RunTotals {
   int cg_iterations_max = 0;
   float cg_residual_max = 0.0f;
   int64_t cg_unconverged = 0;  // solves where CG hit its cap or broke down
+  int64_t newton_iterations_sum = 0;
+  int newton_iterations_max = 0;
   double max_strain = 0.0;
   double solver_ms = 0.0;  // force + solve + commit, summed
 };
