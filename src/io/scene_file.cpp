@@ -664,23 +664,13 @@ glm::dvec3 toDouble(glm::vec3 v) {
   return glm::dvec3(v);
 }
 
-Status loadTetGenImpl(const std::string& node_path, const Material& material, Scene* out) {
-  const std::string ele_path = fs::path(node_path).replace_extension(".ele").string();
-  // the points first, so a broken .node is reported even when its .ele is missing
+Status parseTetGenImpl(const std::string& node_text, const std::string& node_origin,
+                       const std::string& ele_text, const std::string& ele_origin,
+                       const Material& material, Scene* out) {
   TetGenNodes nodes;
-  {
-    std::string text;
-    if (Status s = readFile(node_path, &text); !s) return s;
-    if (Status s = readNodeFile(node_path, text, &nodes); !s) return s;
-  }
+  if (Status s = readNodeFile(node_origin, node_text, &nodes); !s) return s;
   std::vector<std::array<uint32_t, 4>> tets;
-  {
-    std::string text;
-    if (Status s = readFile(ele_path, &text); !s) {
-      return Status::error(s.message() + " (the tetrahedra of " + node_path + ")");
-    }
-    if (Status s = readEleFile(ele_path, text, nodes, &tets); !s) return s;
-  }
+  if (Status s = readEleFile(ele_origin, ele_text, nodes, &tets); !s) return s;
 
   const SceneDefaults defaults = *builtinDefaults("volume");
   const float stiffness = material.stiffness.value_or(defaults.stiffness);
@@ -689,7 +679,7 @@ Status loadTetGenImpl(const std::string& node_path, const Material& material, Sc
   const size_t n = nodes.x.size();
 
   Scene scene;
-  scene.name = fs::path(node_path).stem().string();
+  scene.name = fs::path(node_origin).stem().string();
   scene.model.drag = material.drag.value_or(0.0f);
   scene.state.x = std::move(nodes.x);
   scene.state.v.assign(n, glm::vec3(0.0f));
@@ -714,7 +704,7 @@ Status loadTetGenImpl(const std::string& node_path, const Material& material, Sc
     if (m > 0.0) ++with_mass;
   }
   if (!(sum > 0.0) || !std::isfinite(sum)) {
-    return Status::error(ele_path + ": every tetrahedron has zero volume");
+    return Status::error(ele_origin + ": every tetrahedron has zero volume");
   }
   const double mean = sum / static_cast<double>(with_mass);
   for (double& m : lumped) {
@@ -791,9 +781,24 @@ Status loadTetGenImpl(const std::string& node_path, const Material& material, Sc
     i = j;
   }
 
-  if (Status s = validateScene(scene, node_path); !s) return s;
+  if (Status s = validateScene(scene, node_origin); !s) return s;
   *out = std::move(scene);
   return Status::ok();
+}
+
+Status loadTetGenImpl(const std::string& node_path, const Material& material, Scene* out) {
+  const std::string ele_path = fs::path(node_path).replace_extension(".ele").string();
+  // the points first, so a broken .node is reported even when its .ele is missing
+  std::string node_text, ele_text;
+  if (Status s = readFile(node_path, &node_text); !s) return s;
+  {
+    TetGenNodes nodes;
+    if (Status s = readNodeFile(node_path, node_text, &nodes); !s) return s;
+  }
+  if (Status s = readFile(ele_path, &ele_text); !s) {
+    return Status::error(s.message() + " (the tetrahedra of " + node_path + ")");
+  }
+  return parseTetGenImpl(node_text, node_path, ele_text, ele_path, material, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1092,6 +1097,14 @@ Status validateScene(const Scene& scene, const std::string& origin) {
 
 Status loadTetGen(const std::string& node_path, const Material& material, Scene* out) {
   return guarded(node_path, [&] { return loadTetGenImpl(node_path, material, out); });
+}
+
+Status parseTetGen(const std::string& node_text, const std::string& node_origin,
+                   const std::string& ele_text, const std::string& ele_origin,
+                   const Material& material, Scene* out) {
+  return guarded(node_origin, [&] {
+    return parseTetGenImpl(node_text, node_origin, ele_text, ele_origin, material, out);
+  });
 }
 
 Status loadSceneFile(const std::string& path, const Material& material, Scene* out) {

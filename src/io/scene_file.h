@@ -28,6 +28,11 @@ std::string sceneToJson(const Scene& scene);
 // file's stem. Indices may start at 0 or 1; 10-node tets use their first 4 nodes.
 Status loadTetGen(const std::string& node_path, const Material& material, Scene* out);
 
+// The same from the two files' text; the origins name them in error messages.
+Status parseTetGen(const std::string& node_text, const std::string& node_origin,
+                   const std::string& ele_text, const std::string& ele_origin,
+                   const Material& material, Scene* out);
+
 // Loads a scene file by extension: .json (hooke-scene) or .node (TetGen, with its .ele). A .json
 // scene gets applyMaterialOverrides (its unset fields keep the file's values); a .node mesh is
 // built with the material (mass = the body's total). The result has passed validateScene.
