@@ -16,6 +16,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_pcg.h"
 #include "cuda/kernel_api.h"
+#include "cuda/whole_cg.h"
 
 namespace hooke {
 
@@ -78,10 +79,11 @@ struct Buffers {
   void* r = nullptr;
   void* z = nullptr;
   void* p = nullptr;
+  void* p2 = nullptr;  // the whole-CG paths' second direction buffer
   void* q = nullptr;
   float3* external = nullptr;  // (particles) packed
   float3* visual = nullptr;    // (particles) packed
-  double* partials = nullptr;  // (2 × partial_stride)
+  double* partials = nullptr;  // (3 × partial_stride)
   CgScalars* scalars = nullptr;
   size_t total_bytes = 0;
 };
@@ -121,10 +123,11 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
   b.r = take(particles * vec);
   b.z = take(particles * vec);
   b.p = take(particles * vec);
+  b.p2 = take(particles * vec);
   b.q = take(particles * vec);
   b.external = static_cast<float3*>(take(particles * sizeof(float3)));
   b.visual = static_cast<float3*>(take(particles * sizeof(float3)));
-  b.partials = static_cast<double*>(take(2 * partial_stride * sizeof(double)));
+  b.partials = static_cast<double*>(take(3 * partial_stride * sizeof(double)));
   b.scalars = static_cast<CgScalars*>(take(sizeof(CgScalars)));
   b.total_bytes = alignUp(offset, kAlignment);
   return b;
@@ -182,9 +185,23 @@ class CudaBackend final : public Backend {
   Status load(const Model& model, const State& state) override;
   Status updateModel(const Model& model) override;
   void setSettings(const SolverSettings& settings) override { settings_ = settings; }
+  bool supports(Integrator integrator) const override {
+    return integrator == Integrator::kExplicit || integrator == Integrator::kSymplectic ||
+           integrator == Integrator::kImplicit;
+  }
   Status step(float h, std::span<const glm::vec3> external, StepStats* stats) override;
   void writeVisual(float alpha, std::span<glm::vec3> out) const override;
   void readState(State* out) const override;
+
+  // The device positions for cudaVisualSource; false when no model is loaded.
+  bool visualSource(CudaVisualSource* out) const;
+
+  // The CG path the loaded model runs; false when no model is loaded.
+  bool cgPath(CgPath* out) const {
+    if (!loaded_) return false;
+    *out = path_;
+    return true;
+  }
 
  private:
   Status validate(const Model& model) const;
@@ -193,6 +210,7 @@ class CudaBackend final : public Backend {
   Status downloadVectors(const void* device, size_t count, glm::vec3* host) const;
   Status stepExplicit(float h, bool symplectic, const float3* external, StepStats* stats);
   Status stepImplicit(float h, const float3* external, StepStats* stats);
+  Status choosePath(size_t particles);
   Status setL2Window(bool on);
   Status record(int event);
   Status elapsed(int from, int to, double* ms);
@@ -225,6 +243,14 @@ class CudaBackend final : public Backend {
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
   size_t l2_window_bytes_ = 0;
   cuda::CudaPcg pcg_;
+
+  // whole-CG paths (items 10, 11): shapes from init, the path and launch chosen at load
+  bool one_block_ok_ = false, grid_ok_ = false;
+  KernelShape one_block_shape_, grid_shape_;
+  size_t one_block_shared_ = 0;  // dynamic shared memory one block may take
+  CgPath path_ = CgPath::kLaunches;
+  Launch whole_launch_;
+  cuda::WholeCg whole_;
 
   // read-back failures of the const methods, returned by the next step()
   mutable std::string deferred_error_;
@@ -276,6 +302,22 @@ Status CudaBackend::init() {
     }
     return cuda::cudaStatus(cg, "querying the kernels", __FILE__, __LINE__);
   }
+  // the whole-CG kernels: both variants of this layout (and ablation, for the benchmark)
+  if (options_.ablate_static != cuda::kAblateNone && !options_.float4_layout) {
+    return Status::error("CudaOptions::ablate_static needs the float4 layout");
+  }
+  size_t unused_shared = 0;
+  cudaError_t one = cuda::queryWholeCg(options_.float4_layout, true, options_.ablate_static,
+                                       options_.prefer_l1, &one_block_shape_, &one_block_shared_);
+  cudaError_t grid = cuda::queryWholeCg(options_.float4_layout, false, options_.ablate_static,
+                                        options_.prefer_l1, &grid_shape_, &unused_shared);
+  cudaGetLastError();
+  if (one == cudaErrorInvalidValue || grid == cudaErrorInvalidValue) {
+    return Status::error("CudaOptions::ablate_static " + std::to_string(options_.ablate_static) +
+                         " is not one of 0, 4, 5, 7, 8");
+  }
+  one_block_ok_ = one == cudaSuccess;
+  grid_ok_ = grid == cudaSuccess && props_.cooperativeLaunch != 0 && grid_shape_.blocks_per_sm > 0;
   HOOKE_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   for (cudaEvent_t& event : events_)
     HOOKE_CUDA_TRY(cudaEventCreate(&event));
@@ -431,7 +473,10 @@ Status CudaBackend::load(const Model& model, const State& state) {
   apply_ = launchFor(cg_shapes_[cuda::kApplyKernel], n);
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
-  const size_t stride = size_t(std::max({particle_prepare_.grid, apply_.grid, update_.grid}));
+  HOOKE_TRY(choosePath(n));
+  const int whole_grid = path_ == CgPath::kGrid ? whole_launch_.grid : 1;
+  const size_t stride =
+      size_t(std::max({particle_prepare_.grid, apply_.grid, update_.grid, whole_grid}));
 
   const Buffers plan = layoutBuffers(0, n, springs, options_.float4_layout, stride);
   size_t free_bytes = 0, total_bytes = 0;
@@ -505,12 +550,67 @@ Status CudaBackend::load(const Model& model, const State& state) {
   }
 
   pcg_.configure(cgPlan());
+  cuda::WholeCgPlan whole;
+  whole.stream = stream_;
+  whole.float4_layout = options_.float4_layout;
+  whole.one_block = path_ == CgPath::kOneBlock;
+  whole.ablation = options_.ablate_static;
+  whole.args.model = device_model_;
+  whole.args.system = system_;
+  whole.args.cg = vectors_;
+  whole.args.p_other = b.p2;
+  whole.args.reduction = reduction_;
+  whole.args.scalars = b.scalars;
+  whole.args.fused = options_.fused_finish;
+  whole.host_scalars = host_scalars_;
+  whole.launch = whole_launch_;
+  whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;
+  whole.interval = std::max(0, options_.whole_cg_interval);
+  whole_.configure(whole);
   particles_ = static_cast<uint32_t>(n);
   springs_ = static_cast<uint32_t>(springs);
   spring_ends_ = model.spring_ends;
   pinned_ = model.pinned;
   current_ = 0;
   loaded_ = true;
+  return Status::ok();
+}
+
+// kAuto: one block up to the measured crossover while the directions fit in its shared memory;
+// then the cooperative grid up to grid_max_particles (0: no limit); kLaunches beyond that and
+// where neither can run.
+Status CudaBackend::choosePath(size_t particles) {
+  const size_t shared = cuda::wholeCgSharedBytes(static_cast<uint32_t>(particles));
+  const bool fits = one_block_ok_ && shared <= one_block_shared_;
+  CgPath path = options_.cg_path;
+  if (path == CgPath::kAuto) {
+    if (fits && particles <= size_t(std::max(0, options_.one_block_max_particles))) {
+      path = CgPath::kOneBlock;
+    } else if (grid_ok_ && (options_.grid_max_particles <= 0 ||
+                            particles <= size_t(options_.grid_max_particles))) {
+      path = CgPath::kGrid;
+    } else {
+      path = CgPath::kLaunches;
+    }
+  }
+  if (path == CgPath::kOneBlock && !fits) {
+    return Status::error("the one-block CG path needs " + mib(shared) + " of shared memory for " +
+                         std::to_string(particles) + " particles; one block of " + props_.name +
+                         " gets " + mib(one_block_shared_));
+  }
+  if (path == CgPath::kGrid && !grid_ok_) {
+    return Status::error(std::string("the grid CG path needs cooperative launches, which ") +
+                         props_.name + " does not offer");
+  }
+  path_ = path;
+  whole_launch_ = Launch{};
+  if (path == CgPath::kOneBlock) {
+    const int wanted = static_cast<int>(std::min<size_t>(
+        size_t(one_block_shape_.block), std::max<size_t>(32, (particles + 31) / 32 * 32)));
+    whole_launch_ = Launch{1, wanted};
+  } else if (path == CgPath::kGrid) {
+    whole_launch_ = launchFor(grid_shape_, particles);  // never more blocks than are resident
+  }
   return Status::ok();
 }
 
@@ -548,6 +648,10 @@ Status CudaBackend::step(float h, std::span<const glm::vec3> external, StepStats
     return failed;
   }
   if (!loaded_) return Status::error("cuda backend: no model loaded");
+  if (!supports(settings_.integrator)) {
+    return Status::error("the cuda backend does not implement the " +
+                         std::string(integratorName(settings_.integrator)) + " integrator");
+  }
   if (!external.empty() && external.size() != particles_) {
     return Status::error("external forces: expected one per particle");
   }
@@ -569,6 +673,9 @@ Status CudaBackend::step(float h, std::span<const glm::vec3> external, StepStats
       return stepExplicit(h, true, device_external, &s);
     case Integrator::kImplicit:
       return stepImplicit(h, device_external, &s);
+    case Integrator::kNewton:
+    case Integrator::kBdf2:
+      break;  // refused above (supports)
   }
   return Status::error("unknown integrator");
 }
@@ -611,13 +718,43 @@ Status CudaBackend::stepImplicit(float h, const float3* external, StepStats* sta
     HOOKE_CUDA_TRY(cuda::launchSpringPrepare(spring_prepare_, stream_, f4, device_model_,
                                              buffers_.x[prev], buffers_.v[prev], system_, h));
   }
-  HOOKE_CUDA_TRY(cuda::launchParticlePrepare(particle_prepare_, stream_, f4, device_model_,
-                                             buffers_.v[prev], external, system_, vectors_,
-                                             reduction_, h));
+  HOOKE_CUDA_TRY(cuda::launchParticlePrepare(
+      particle_prepare_, stream_, f4, device_model_, buffers_.v[prev], external, system_, vectors_,
+      reduction_, h, options_.block_jacobi, options_.warm_start));
   HOOKE_TRY(record(1));
 
   HOOKE_TRY(setL2Window(true));
   CgResult cg;
+  if (path_ != CgPath::kLaunches) {
+    // one launch for all iterations; the host waits once, at the end of the step
+    Status solved =
+        whole_.solve(particle_prepare_.grid, settings_.tolerance, settings_.max_iterations);
+    if (!solved) {
+      (void)setL2Window(false);
+      return solved;
+    }
+    HOOKE_TRY(record(2));
+    HOOKE_CUDA_TRY(cuda::launchCommit(commit_, stream_, f4, particles_, buffers_.x[prev],
+                                      buffers_.v[prev], vectors_.dv, buffers_.x[cur],
+                                      buffers_.v[cur], h));
+    HOOKE_TRY(record(3));
+    if (options_.timing) {
+      HOOKE_CUDA_TRY(cudaEventSynchronize(events_[3]));
+    } else {
+      HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+    }
+    HOOKE_TRY(setL2Window(false));
+    whole_.result(&cg);
+    stats->cg_iterations = cg.iterations;
+    stats->cg_residual = cg.residual;
+    stats->cg_converged = cg.converged;
+    if (options_.timing) {
+      HOOKE_TRY(elapsed(0, 1, &stats->force_ms));
+      HOOKE_TRY(elapsed(1, 2, &stats->solve_ms));
+      HOOKE_TRY(elapsed(2, 3, &stats->commit_ms));
+    }
+    return Status::ok();
+  }
   Status solved =
       pcg_.solve(particle_prepare_.grid, settings_.tolerance, settings_.max_iterations, &cg);
   Status reset = setL2Window(false);
@@ -658,6 +795,17 @@ void CudaBackend::writeVisual(float alpha, std::span<glm::vec3> out) const {
   if (!done) deferred_error_ = done.message();
 }
 
+bool CudaBackend::visualSource(CudaVisualSource* out) const {
+  if (!loaded_) return false;
+  out->previous = buffers_.x[current_ ^ 1];
+  out->current = buffers_.x[current_];
+  out->float4_layout = options_.float4_layout;
+  out->particles = particles_;
+  out->device = options_.device;
+  out->stream = stream_;
+  return true;
+}
+
 void CudaBackend::readState(State* out) const {
   if (!loaded_) {
     out->x.clear();
@@ -694,6 +842,30 @@ bool queryCudaDevice(int device, CudaDeviceInfo* out, std::string* why_not) {
   cudaRuntimeGetVersion(&out->runtime_version);
   cudaGetLastError();
   return true;
+}
+
+bool cudaCgPath(const Backend& backend, CgPath* out) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->cgPath(out);
+}
+
+const char* cgPathName(CgPath path) {
+  switch (path) {
+    case CgPath::kAuto:
+      return "auto";
+    case CgPath::kLaunches:
+      return "launches";
+    case CgPath::kOneBlock:
+      return "one-block";
+    case CgPath::kGrid:
+      return "grid";
+  }
+  return "unknown";
+}
+
+bool cudaVisualSource(const Backend& backend, CudaVisualSource* out) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->visualSource(out);
 }
 
 std::unique_ptr<Backend> createCudaBackend(const CudaOptions& options, std::string* why_not) {

@@ -2,6 +2,7 @@
 // Plain C++: no CUDA header or type may appear here (the app and tests include it).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -9,17 +10,48 @@
 
 namespace hooke {
 
+// How the CG iterations of an implicit step run on the device (items 10 and 11).
+//   kLaunches: a few kernels per iteration from the host (optionally replayed as a CUDA graph)
+//   kOneBlock: the whole solve in one launch of one thread block, directions in shared memory
+//   kGrid:     the whole solve in one cooperative launch over every SM, grid-wide barriers
+//   kAuto:     kOneBlock for small systems, kGrid for medium ones, kLaunches for large ones (and
+//              where a device cannot launch cooperatively), by the thresholds below
+enum class CgPath { kAuto, kLaunches, kOneBlock, kGrid };
+
 // Switches of the GPU path. Each one changes speed only, never the result beyond rounding; the
 // backend keeps the values it was created with for its lifetime.
 struct CudaOptions {
   int device = 0;             // CUDA device ordinal
-  int check_interval = 8;     // K: CG iterations launched between two host reads of the residual
+  int check_interval = 8;     // K: CG iterations launched between two host reads (kLaunches)
   bool float4_layout = true;  // particle vectors as float4 (16-byte loads) instead of packed float3
   bool prefer_l1 = true;      // L1-preferred shared-memory carve-out on every kernel
-  bool l2_persist = true;     // L2 persisting access window over per-step constant data during CG
-  bool cg_graph = false;      // replay each block of K CG iterations as one captured CUDA graph
-  bool fused_finish = false;  // α and β by the last block of each reduction: 3 launches/iteration
-  bool timing = true;         // per-phase times (StepStats *_ms) from CUDA events
+  // L2 persisting access window over per-step constant data during CG. Off by default: on the
+  // H200 it gained nothing up to 65k particles and cost 30 % at 1M (bench/results, ablation 6)
+  bool l2_persist = false;
+  bool cg_graph = true;  // kLaunches: replay each block of K iterations as one CUDA graph
+  // α and β by the last block of each reduction, 3 launches per iteration (kLaunches); the
+  // direction update folded into A p, 2 barriers per iteration (kOneBlock, kGrid). Off: 5 each.
+  bool fused_finish = true;
+  bool timing = true;  // per-phase times (StepStats *_ms) from CUDA events
+
+  CgPath cg_path = CgPath::kAuto;
+  // kAuto takes kOneBlock up to this many particles (and while the directions fit in one block's
+  // shared memory): on the H200 one block won up to 686 particles and lost from 1024, for cloth
+  // and volume alike (bench/results/gpu-h200-2026-11-29.json, "crossover")
+  int one_block_max_particles = 800;
+  // kAuto takes kGrid up to this many particles and kLaunches above; 0: kGrid at every size. On
+  // the H200 the grid won at 65536 particles and lost from 262144 (the same file, "paths")
+  int grid_max_particles = 131072;
+  // kOneBlock, kGrid: CG iterations per launch between two host reads; 0: the whole solve in
+  // one launch, read once per step (item 1 taken to its end)
+  int whole_cg_interval = 0;
+  bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
+  bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
+  // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with
+  // one compile-time optimisation taken out: 4 (__launch_bounds__ and occupancy-chosen block
+  // size), 5 (__ldg on read-only data), 7 (branchless pinned masks), 8 (warp-shuffle
+  // reductions). 0: none.
+  int ablate_static = 0;
 };
 
 // What the factory found about a device, for logs, the UI and benchmark records.
@@ -35,6 +67,27 @@ struct CudaDeviceInfo {
 
 // Describes the device; false (with a one-line reason) when it cannot be used.
 bool queryCudaDevice(int device, CudaDeviceInfo* out, std::string* why_not);
+
+// Where a CUDA backend keeps the positions writeVisual interpolates, for writers that stay on the
+// device (the CUDA–GL interop writer). Device pointers, valid until the backend's next step(),
+// load() or destruction; the two swap roles at every step (x and v ping-pong), so ask each frame.
+struct CudaVisualSource {
+  const void* previous = nullptr;  // the state before the last step: particles × (float4 or float3)
+  const void* current = nullptr;   // the state after it
+  bool float4_layout = true;       // CudaOptions::float4_layout: 16-byte vectors, else packed 12
+  uint32_t particles = 0;
+  int device = 0;          // the CUDA device ordinal
+  void* stream = nullptr;  // the cudaStream_t every step runs on; work queued there follows them
+};
+
+// The device positions of `backend`; false when it is not a CUDA backend or holds no model.
+bool cudaVisualSource(const Backend& backend, CudaVisualSource* out);
+
+// The CG path a loaded CUDA backend runs (kAuto resolved); false when it is not a CUDA backend or
+// holds no model.
+bool cudaCgPath(const Backend& backend, CgPath* out);
+
+const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 
 // A CUDA backend, or nullptr with a one-line reason in *why_not (no device, driver too old, no
 // kernel image for this GPU, out of memory...). Never aborts the process.

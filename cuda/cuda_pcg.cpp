@@ -85,7 +85,8 @@ Status CudaPcg::launchBlock() {
 Status CudaPcg::solve(int start_count, float tolerance, int max_iterations, CgResult* out) {
   const CgPlan& c = plan_;
   HOOKE_CUDA_TRY(launchCgStart(c.finish_threads, c.stream, c.reduction, start_count, c.scalars,
-                               tolerance, max_iterations));
+                               tolerance, max_iterations, c.vectors.dv, c.model.particles,
+                               c.float4_layout ? 16 : 12));
   // The device stops itself (done) on convergence, breakdown or the cap; the host only looks
   // every K iterations. The bound below is a guard against a logic error, never reached.
   const long long guard = static_cast<long long>(max_iterations) + 2LL * c.check_interval;

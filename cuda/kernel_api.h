@@ -86,6 +86,8 @@ struct CgScalars {
   // written their partial sums; the last one to arrive finishes the reduction and resets it
   unsigned int apply_arrivals = 0;
   unsigned int update_arrivals = 0;
+  // whole-CG kernels without fusion: the totals one block finished, read by all after a barrier
+  double stage[2] = {0.0, 0.0};
 };
 
 // ---- step_kernels.cu ----
@@ -110,11 +112,13 @@ cudaError_t launchSpringPrepare(Launch launch, cudaStream_t stream, bool float4_
                                 const DeviceModel& model, const void* x0, const void* v0,
                                 const DeviceSystem& system, float h);
 
-// Also starts CG: Δv = 0, r = b, z = P⁻¹ r, p = z, and partial sums of b·b and r·z.
+// Also starts CG: Δv = 0 and r = b, or (warm_start) Δv as the last solve left it and
+// r = b − A Δv; z = P⁻¹ r, p = z, and partial sums of b·b, r·z and r·r. P⁻¹ is the inverse 3×3
+// diagonal block of A (block_jacobi) or the inverse of its diagonal (point Jacobi).
 cudaError_t launchParticlePrepare(Launch launch, cudaStream_t stream, bool float4_layout,
                                   const DeviceModel& model, const void* v0, const float3* external,
                                   const DeviceSystem& system, const CgVectors& cg,
-                                  Reduction reduction, float h);
+                                  Reduction reduction, float h, bool block_jacobi, bool warm_start);
 
 cudaError_t launchCommit(Launch launch, cudaStream_t stream, bool float4_layout, uint32_t particles,
                          const void* x0, const void* v0, const void* dv, void* x1, void* v1,
@@ -128,9 +132,12 @@ enum CgKernelId { kApplyKernel, kUpdateKernel, kDirectionKernel, kFinishKernel, 
 
 cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, KernelShape out[kCgKernelCount]);
 
-// Finishes the start sums (count partials): |b|, r·z, target; sets done when nothing to do.
+// Finishes the start sums (count partials of b·b, r·z, r·r): |b|, |r|, r·z, target; sets done
+// when nothing is left to do. b = 0 means Δv = 0: a warm start guess in dv (particles vectors of
+// vector_bytes) is then cleared.
 cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction, int count,
-                          CgScalars* scalars, float tolerance, int max_iterations);
+                          CgScalars* scalars, float tolerance, int max_iterations, void* dv,
+                          uint32_t particles, int vector_bytes);
 
 // q = A p and partial sums of p·q; fused: the last block also computes α (launchAlpha's work)
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
@@ -154,5 +161,42 @@ cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, in
 // p = z + β p
 cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layout,
                             uint32_t particles, const CgVectors& cg, const CgScalars* scalars);
+
+// ---- whole_cg_kernels.cu ----
+// The whole PCG solve in one launch: one block (directions in shared memory) or a cooperative
+// grid. Starts from the state launchCgStart (or an earlier whole-CG launch) left in CgScalars and
+// leaves it there, exactly as the launched kernels do.
+struct WholeCgArgs {
+  DeviceModel model;
+  DeviceSystem system;
+  CgVectors cg;
+  void* p_other = nullptr;  // second direction buffer: p ping-pongs between cg.p and this
+  Reduction reduction;      // 3 sums per block: p·q, r·r, r·z
+  CgScalars* scalars = nullptr;
+  int iteration_budget = 0;  // iterations this launch may do; <= 0: until done
+  bool fused = true;         // 2 barriers per iteration; false: 5 (separate stages, as launched)
+};
+
+// Compile-time optimisations the benchmark can take out of the whole-CG kernel (float4 only).
+enum WholeCgAblation {
+  kAblateNone = 0,
+  kAblateBounds = 4,
+  kAblateLdg = 5,
+  kAblateMasks = 7,
+  kAblateShuffle = 8
+};
+
+// Shape of one whole-CG kernel: for one block, the largest block it can launch (shape.block) and
+// the shared memory available to it; for the grid, the occupancy shape. Fails with
+// cudaErrorInvalidValue for an ablation that was not compiled.
+cudaError_t queryWholeCg(bool float4_layout, bool one_block, int ablation, bool prefer_l1,
+                         KernelShape* out, size_t* max_shared_bytes);
+
+// Shared memory one block needs for `particles` (the directions and z, packed float3).
+size_t wholeCgSharedBytes(uint32_t particles);
+
+// One block: launch.grid must be 1; grid: launched cooperatively (every block resident).
+cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout, bool one_block,
+                          int ablation, const WholeCgArgs& args);
 
 }  // namespace hooke::cuda

@@ -123,28 +123,39 @@ __global__ void __launch_bounds__(kLightThreads)
   }
 }
 
-// |b| = √(b·b), target = tolerance |b|, (r·z)_0 = b·P⁻¹b; nothing to do when |b| = 0 (Δv = 0),
-// when |r| <= target already, or when the cap is 0
+// |b| = √(b·b), target = tolerance |b|, |r| = √(r·r) (|b| from Δv = 0), (r·z)_0; nothing to do
+// when |b| = 0 (then Δv = 0: a warm guess is cleared), when |r| <= target already, or when the
+// cap is 0
 __global__ void __launch_bounds__(kFinishThreads)
     cgStartKernel(Reduction reduction, int count, CgScalars* scalars, float tolerance,
-                  int max_iterations) {
-  double sums[2];
-  sumPartials<2>(reduction, count, sums);
-  if (threadIdx.x != 0) return;
-  CgScalars s;
-  s.max_iterations = max_iterations;
-  s.b_norm = sqrt(sums[0]);
-  s.rz = sums[1];
-  if (s.b_norm == 0.0) {
-    s.converged = 1;
-    s.done = 1;
-  } else {
-    s.target = double(tolerance) * s.b_norm;
-    s.r_norm = s.b_norm;
-    s.converged = s.r_norm <= s.target;
-    s.done = !(s.r_norm > s.target) || max_iterations <= 0;
+                  int max_iterations, float* dv, uint32_t particles, int vector_bytes) {
+  __shared__ bool clear_guess;
+  double sums[3];
+  sumPartials<3>(reduction, count, sums);
+  if (threadIdx.x == 0) {
+    CgScalars s;
+    s.max_iterations = max_iterations;
+    s.b_norm = sqrt(sums[0]);
+    s.rz = sums[1];
+    clear_guess = false;
+    if (s.b_norm == 0.0) {
+      s.converged = 1;
+      s.done = 1;
+      clear_guess = sums[2] > 0.0;
+    } else {
+      s.target = double(tolerance) * s.b_norm;
+      s.r_norm = sqrt(sums[2]);
+      s.converged = s.r_norm <= s.target;
+      s.done = !(s.r_norm > s.target) || max_iterations <= 0;
+    }
+    *scalars = s;
   }
-  *scalars = s;
+  __syncthreads();
+  if (clear_guess) {
+    const size_t floats = size_t(particles) * size_t(vector_bytes) / sizeof(float);
+    for (size_t k = threadIdx.x; k < floats; k += blockDim.x)
+      dv[k] = 0.0f;
+  }
 }
 
 // α, as the second stage of the p·A p reduction
@@ -186,7 +197,7 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
   if ((e = queryShape(directionKernel<F4>, kLightThreads, prefer_l1, &out[kDirectionKernel])))
     return e;
   // the three finishing kernels share one shape: a single block of at most kFinishThreads
-  KernelShape start, alpha, beta;
+  KernelShape start, alpha, beta;  // (start reduces 3 sums)
   if ((e = queryShape(cgStartKernel, kFinishThreads, prefer_l1, &start))) return e;
   if ((e = queryShape(alphaKernel, kFinishThreads, prefer_l1, &alpha))) return e;
   if ((e = queryShape(betaKernel, kFinishThreads, prefer_l1, &beta))) return e;
@@ -203,8 +214,10 @@ cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, KernelShape out[k
 }
 
 cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction, int count,
-                          CgScalars* scalars, float tolerance, int max_iterations) {
-  cgStartKernel<<<1, threads, 0, stream>>>(reduction, count, scalars, tolerance, max_iterations);
+                          CgScalars* scalars, float tolerance, int max_iterations, void* dv,
+                          uint32_t particles, int vector_bytes) {
+  cgStartKernel<<<1, threads, 0, stream>>>(reduction, count, scalars, tolerance, max_iterations,
+                                           static_cast<float*>(dv), particles, vector_bytes);
   return cudaGetLastError();
 }
 

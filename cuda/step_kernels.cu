@@ -84,13 +84,17 @@ __global__ void __launch_bounds__(kHeavyThreads)
 //   f0_i = m_i g − c_air v_i + e_i + Σ ±f_s,                     0 when pinned
 //   b_i  = h f0_i − Σ_{i end} kv_s + Σ_{j end} kv_s,              0 when pinned
 //   A_ii = (m_i + h c_air) I + Σ S_s,   P⁻¹_i = A_ii⁻¹,           0 when pinned
-// and starts CG from Δv = 0: r = b − A·0 = b, z = P⁻¹ r, p = z; partial sums of b·b and r·z.
+//   (point Jacobi instead: P⁻¹_i = diag(1 / (A_ii)_aa))
+// and starts CG from Δv = 0: r = b − A·0 = b, or warm (item 12) from the previous step's Δv, left
+// in place: r = b − A Δv with (A Δv)_i = (m_i + h c_air) Δv_i + Σ ±S_s (Δv_{i_s} − Δv_{j_s});
+// then z = P⁻¹ r, p = z, and partial sums of b·b, r·z and r·r.
 template <bool F4>
 __global__ void __launch_bounds__(kHeavyThreads)
     particlePrepareKernel(DeviceModel m, const Vec<F4>* __restrict__ v0,
                           const float3* __restrict__ external, DeviceSystem sys, CgVectors cg,
-                          Reduction reduction, float h) {
-  double sums[2] = {0.0, 0.0};
+                          Reduction reduction, float h, bool block_jacobi, bool warm_start) {
+  double sums[3] = {0.0, 0.0, 0.0};
+  const Vec<F4>* guess = static_cast<const Vec<F4>*>(cg.dv);  // read only when warm_start
   for (uint32_t i = firstIndex(); i < m.particles; i += gridStride()) {
     const glm::vec3 vi = loadConst(v0, i);
     const float mass = __ldg(m.mass + i);
@@ -109,6 +113,8 @@ __global__ void __launch_bounds__(kHeavyThreads)
     glm::vec3 b = h * f;
     const float diagonal = pinned ? 0.0f : mass + h * m.drag;
     glm::mat3 block(diagonal);
+    const glm::vec3 dvi = warm_start ? load(guess, i) : glm::vec3(0.0f);
+    glm::vec3 a_dv = diagonal * dvi;
     for (uint32_t e = begin; e < end; ++e) {
       const Incident s = incident(m.adjacency, e);
       const float4 kv4 = sys.spring_kv[s.spring];
@@ -116,22 +122,38 @@ __global__ void __launch_bounds__(kHeavyThreads)
       b = s.is_j ? b + kv : b - kv;
       const float4 na = sys.block_na[s.spring];
       const glm::vec3 n(na.x, na.y, na.z);
-      block += na.w * glm::outerProduct(n, n) + glm::mat3(sys.block_b[s.spring]);
+      const float iso = sys.block_b[s.spring];
+      block += na.w * glm::outerProduct(n, n) + glm::mat3(iso);
+      if (warm_start) {
+        const glm::vec3 dvo = load(guess, s.other);
+        const SystemBlock S{n, na.w, iso};
+        const glm::vec3 qs = applyBlock(S, s.is_j ? dvo - dvi : dvi - dvo);
+        a_dv = s.is_j ? a_dv - qs : a_dv + qs;
+      }
     }
     b = pinned ? glm::vec3(0.0f) : b;
-    const glm::mat3 inverse = pinned ? glm::mat3(0.0f) : glm::inverse(block);
+    const glm::vec3 r = pinned ? glm::vec3(0.0f) : b - a_dv;
+    glm::mat3 inverse(0.0f);
+    if (block_jacobi) {
+      inverse = glm::inverse(block);
+    } else {
+      for (int a = 0; a < 3; ++a)
+        inverse[a][a] = 1.0f / block[a][a];
+    }
+    inverse = pinned ? glm::mat3(0.0f) : inverse;
     sys.diag[i] = diagonal;
     storeMat<F4>(sys.inv_diag, i, inverse);
 
-    const glm::vec3 z = inverse * b;
-    store(static_cast<Vec<F4>*>(cg.dv), i, glm::vec3(0.0f));
-    store(static_cast<Vec<F4>*>(cg.r), i, b);
+    const glm::vec3 z = inverse * r;
+    if (!warm_start) store(static_cast<Vec<F4>*>(cg.dv), i, glm::vec3(0.0f));
+    store(static_cast<Vec<F4>*>(cg.r), i, r);
     store(static_cast<Vec<F4>*>(cg.z), i, z);
     store(static_cast<Vec<F4>*>(cg.p), i, z);
     sums[0] += dotDouble(b, b);
-    sums[1] += dotDouble(b, z);
+    sums[1] += dotDouble(r, z);
+    sums[2] += dotDouble(r, r);
   }
-  writePartials<2>(sums, reduction);
+  writePartials<3>(sums, reduction);
 }
 
 // v1 = v0 + Δv,  x1 = x0 + h v1   (Δv is zero at pinned particles)
@@ -213,13 +235,16 @@ cudaError_t launchSpringPrepare(Launch launch, cudaStream_t stream, bool float4_
 cudaError_t launchParticlePrepare(Launch launch, cudaStream_t stream, bool float4_layout,
                                   const DeviceModel& model, const void* v0, const float3* external,
                                   const DeviceSystem& system, const CgVectors& cg,
-                                  Reduction reduction, float h) {
+                                  Reduction reduction, float h, bool block_jacobi,
+                                  bool warm_start) {
   if (float4_layout) {
     particlePrepareKernel<true><<<launch.grid, launch.block, 0, stream>>>(
-        model, static_cast<const float4*>(v0), external, system, cg, reduction, h);
+        model, static_cast<const float4*>(v0), external, system, cg, reduction, h, block_jacobi,
+        warm_start);
   } else {
     particlePrepareKernel<false><<<launch.grid, launch.block, 0, stream>>>(
-        model, static_cast<const float3*>(v0), external, system, cg, reduction, h);
+        model, static_cast<const float3*>(v0), external, system, cg, reduction, h, block_jacobi,
+        warm_start);
   }
   return cudaGetLastError();
 }

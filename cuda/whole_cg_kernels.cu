@@ -1,0 +1,447 @@
+// The whole PCG solve in one launch (items 10, 11): one block, directions in shared memory, or a
+// cooperative grid. Never float atomics, never blocks that disagree: all decide from the same sums.
+#include <cooperative_groups.h>
+
+#include <climits>
+#include <type_traits>
+
+#include "cuda/device_common.cuh"
+#include "cuda/kernel_api.h"
+#include "sim/spring_force.h"
+
+namespace hooke::cuda {
+
+namespace {
+
+namespace cg = cooperative_groups;
+
+inline constexpr int kOneBlockThreads = 1024;  // __launch_bounds__ of the one-block kernel
+inline constexpr int kUnboundedBlock = 256;    // ablation 4: a block size fixed in the source
+
+// Loads of data no thread writes during the solve (item 5): the read-only path, or plain loads
+// when that optimisation is ablated.
+template <int kAblate, typename T>
+__device__ __forceinline__ T readOnly(const T* p) {
+  if constexpr (kAblate == kAblateLdg) {
+    return *p;
+  } else {
+    return __ldg(p);
+  }
+}
+
+template <int kAblate>
+__device__ __forceinline__ Incident incidentOf(const int2* adjacency, uint32_t e) {
+  const int2 a = readOnly<kAblate>(adjacency + e);
+  Incident out;
+  out.spring = static_cast<uint32_t>(a.x);
+  out.is_j = a.y < 0;
+  out.other = static_cast<uint32_t>(out.is_j ? ~a.y : a.y);
+  return out;
+}
+
+template <bool F4, int kAblate>
+__device__ __forceinline__ glm::mat3 inverseBlock(const void* base, uint32_t i) {
+  if constexpr (kAblate == kAblateLdg) {
+    const float4* c = static_cast<const float4*>(base) + 3 * size_t(i);
+    const float4 a = c[0], b = c[1], d = c[2];
+    return glm::mat3(a.x, a.y, a.z, b.x, b.y, b.z, d.x, d.y, d.z);
+  } else {
+    return loadMat<F4>(base, i);
+  }
+}
+
+// A particle vector in global memory in the backend's layout. Plain (coherent) loads: the solve
+// writes these, and another block's writes are visible after a grid barrier.
+template <bool F4>
+struct GlobalVectors {
+  void* base;
+  __device__ __forceinline__ glm::vec3 get(uint32_t i) const {
+    return load(static_cast<const Vec<F4>*>(base), i);
+  }
+  __device__ __forceinline__ void set(uint32_t i, glm::vec3 v) const {
+    store(static_cast<Vec<F4>*>(base), i, v);
+  }
+};
+
+// A particle vector in shared memory, packed 3 floats (stride 3: no bank conflicts).
+struct SharedVectors {
+  float* base;
+  __device__ __forceinline__ glm::vec3 get(uint32_t i) const {
+    const float* f = base + 3 * size_t(i);
+    return glm::vec3(f[0], f[1], f[2]);
+  }
+  __device__ __forceinline__ void set(uint32_t i, glm::vec3 v) const {
+    float* f = base + 3 * size_t(i);
+    f[0] = v.x;
+    f[1] = v.y;
+    f[2] = v.z;
+  }
+};
+
+// Σ over a warp into EVERY lane: an xor butterfly. At each level lanes l and l ^ offset add the
+// same two numbers (a + b = b + a exactly), so all lanes end with bit-identical totals. (warpSum
+// of device_common.cuh leaves the total in lane 0 only.)
+__device__ __forceinline__ double warpAllSum(double v) {
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Σ of N values over the block, the totals in EVERY thread; may be called repeatedly. Warp
+// shuffles (item 8), every warp then reducing the warp sums in the same order, so all threads
+// hold bit-identical totals; or (ablation 8) a shared-memory tree.
+template <int N, int kAblate, int kMaxThreads>
+__device__ __forceinline__ void blockTotals(double (&v)[N]) {
+  if constexpr (kAblate == kAblateShuffle) {
+    __shared__ double tree[N][kMaxThreads];
+    const int t = threadIdx.x;
+    for (int k = 0; k < N; ++k)
+      tree[k][t] = v[k];
+    __syncthreads();
+    // a tree over the next power of two, missing threads counting as 0
+    int width = 1;
+    while (width < int(blockDim.x))
+      width <<= 1;
+    for (int half = width >> 1; half > 0; half >>= 1) {
+      if (t < half && t + half < int(blockDim.x)) {
+        for (int k = 0; k < N; ++k)
+          tree[k][t] += tree[k][t + half];
+      }
+      __syncthreads();
+    }
+    for (int k = 0; k < N; ++k)
+      v[k] = tree[k][0];
+    __syncthreads();  // tree may be reused at once
+  } else {
+    __shared__ double warp_sums[N][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    for (int k = 0; k < N; ++k)
+      v[k] = warpAllSum(v[k]);
+    if (lane == 0) {
+      for (int k = 0; k < N; ++k)
+        warp_sums[k][warp] = v[k];
+    }
+    __syncthreads();
+    for (int k = 0; k < N; ++k)
+      v[k] = warpAllSum(lane < warps ? warp_sums[k][lane] : 0.0);
+    __syncthreads();  // warp_sums may be reused at once
+  }
+}
+
+// The solve. Iteration t (t completed before it):
+//   A:  p = z + β p̂ (β = 0 at t = 0, where p̂ = z),  q = A p,  Σ p·q        [barrier]
+//       α = r·z / p·q, or a breakdown when p·q <= 0
+//   B:  Δv += α p,  r −= α q,  z = P⁻¹ r,  Σ r·r, Σ r·z                      [barrier]
+//       |r| <= tolerance |b|: converged; t + 1 = cap: stop; else β = (r·z)_new / (r·z)
+// Fused, the direction update of A is evaluated on the fly wherever p is read (p̂ from one buffer,
+// p written to the other), so each iteration needs two barriers and every block finishes the
+// sums itself. Unfused, as the launched kernels: one block finishes each sum while the others
+// wait at a second barrier, and p = z + β p is a phase of its own: five barriers.
+template <bool F4, bool kOneBlock, int kAblate>
+__device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
+  using Directions = std::conditional_t<kOneBlock, SharedVectors, GlobalVectors<F4>>;
+  constexpr int kMaxThreads = kOneBlock ? kOneBlockThreads : kHeavyThreads;
+  const DeviceModel& m = a.model;
+  const DeviceSystem& sys = a.system;
+  CgScalars* scalars = a.scalars;
+  const uint32_t n = m.particles;
+  const uint32_t first = kOneBlock ? threadIdx.x : firstIndex();
+  const uint32_t stride = kOneBlock ? blockDim.x : gridStride();
+
+  // written by the kernel before this one: the same values in every block
+  if (scalars->done) return;
+  int iterations = scalars->iterations;
+  double rz = scalars->rz, r_norm = scalars->r_norm;
+  const double target = scalars->target;
+  const int max_iterations = scalars->max_iterations;
+  float alpha = scalars->alpha;
+  float beta = iterations > 0 ? scalars->beta : 0.0f;
+  int converged = 0, breakdown = 0, done = 0;
+  const bool fused = a.fused;
+
+  auto barrier = [&]() {
+    if constexpr (kOneBlock) {
+      __syncthreads();
+    } else {
+      cg::this_grid().sync();
+    }
+  };
+  // Totals of N sums in every thread of every block. Fused: each block sums the block partials
+  // in the same order. Unfused: block 0 sums them and publishes, the others wait.
+  auto totals = [&](auto& v, int slot) {
+    constexpr int N = sizeof(v) / sizeof(double);
+    blockTotals<N, kAblate, kMaxThreads>(v);
+    if constexpr (!kOneBlock) {
+      if (threadIdx.x == 0) {
+        for (int k = 0; k < N; ++k)
+          a.reduction.partials[(slot + k) * a.reduction.stride + blockIdx.x] = v[k];
+      }
+      barrier();
+      if (fused || blockIdx.x == 0) {
+        for (int k = 0; k < N; ++k)
+          v[k] = 0.0;
+        for (int b = threadIdx.x; b < int(gridDim.x); b += blockDim.x) {
+          for (int k = 0; k < N; ++k)
+            v[k] += __ldcg(a.reduction.partials + (slot + k) * a.reduction.stride + b);
+        }
+        blockTotals<N, kAblate, kMaxThreads>(v);
+      }
+    }
+    if (!fused) {
+      if (blockIdx.x == 0 && threadIdx.x == 0) {
+        for (int k = 0; k < N; ++k)
+          scalars->stage[k] = v[k];
+      }
+      barrier();
+      for (int k = 0; k < N; ++k)
+        v[k] = __ldcg(&scalars->stage[k]);
+      barrier();  // stage is written again by the next finishing stage
+    }
+  };
+
+  // the two direction buffers, P0 and P1 (selected, not indexed: no local memory), and z
+  Directions P0, P1, Z;
+  if constexpr (kOneBlock) {
+    extern __shared__ float shared_vectors[];
+    P0.base = shared_vectors;
+    P1.base = shared_vectors + 3 * size_t(n);
+    Z.base = shared_vectors + 6 * size_t(n);
+    const bool odd = fused && (iterations & 1);
+    const Directions p_start = odd ? P1 : P0;
+    const GlobalVectors<F4> p_in{odd ? a.p_other : a.cg.p}, z_in{a.cg.z};
+    for (uint32_t i = first; i < n; i += stride) {
+      p_start.set(i, p_in.get(i));
+      Z.set(i, z_in.get(i));
+    }
+    __syncthreads();
+  } else {
+    P0.base = a.cg.p;
+    P1.base = a.p_other;
+    Z.base = a.cg.z;
+  }
+  const GlobalVectors<F4> dv{a.cg.dv}, r{a.cg.r}, q{a.cg.q};
+
+  const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
+  for (int step = 0; step < budget; ++step) {
+    const bool odd = fused && (iterations & 1);
+    const Directions p_old = odd ? P1 : P0;
+    const Directions p_new = fused ? (odd ? P0 : P1) : P0;
+
+    // ---- A: q = A p, Σ p·q
+    //   (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} ±S_s (p_{i_s} − p_{j_s}),  0 when pinned
+    double pq[1] = {0.0};
+    for (uint32_t i = first; i < n; i += stride) {
+      const float mask = readOnly<kAblate>(m.free_mask + i);
+      if constexpr (kAblate == kAblateMasks) {
+        if (mask == 0.0f) {  // a branch instead of a select (ablation 7)
+          if (fused) p_new.set(i, glm::vec3(0.0f));
+          q.set(i, glm::vec3(0.0f));
+          continue;
+        }
+      }
+      glm::vec3 pi;
+      if (fused) {
+        pi = Z.get(i) + beta * p_old.get(i);
+        p_new.set(i, pi);
+      } else {
+        pi = p_old.get(i);
+      }
+      glm::vec3 out = readOnly<kAblate>(sys.diag + i) * pi;
+      const uint32_t end = readOnly<kAblate>(m.row_start + i + 1);
+      for (uint32_t e = readOnly<kAblate>(m.row_start + i); e < end; ++e) {
+        const Incident s = incidentOf<kAblate>(m.adjacency, e);
+        const glm::vec3 po =
+            fused ? Z.get(s.other) + beta * p_old.get(s.other) : p_old.get(s.other);
+        const float4 na = readOnly<kAblate>(sys.block_na + s.spring);
+        SystemBlock S;
+        S.n = glm::vec3(na.x, na.y, na.z);
+        S.a = na.w;
+        S.b = readOnly<kAblate>(sys.block_b + s.spring);
+        // S (p_{i_s} − p_{j_s}), the difference taken in the spring's own orientation
+        const glm::vec3 qs = applyBlock(S, s.is_j ? po - pi : pi - po);
+        out = s.is_j ? out - qs : out + qs;
+      }
+      if constexpr (kAblate != kAblateMasks) out = mask == 0.0f ? glm::vec3(0.0f) : out;
+      q.set(i, out);
+      pq[0] += dotDouble(pi, out);
+    }
+    totals(pq, 0);
+    if (!(pq[0] > 0.0)) {
+      breakdown = 1;
+      done = 1;
+      break;
+    }
+    alpha = static_cast<float>(rz / pq[0]);
+
+    // ---- B: Δv += α p, r −= α q, z = P⁻¹ r; Σ r·r, Σ r·z
+    double sums[2] = {0.0, 0.0};
+    for (uint32_t i = first; i < n; i += stride) {
+      dv.set(i, dv.get(i) + alpha * p_new.get(i));
+      const glm::vec3 ri = r.get(i) - alpha * q.get(i);
+      const glm::vec3 zi = inverseBlock<F4, kAblate>(sys.inv_diag, i) * ri;
+      r.set(i, ri);
+      Z.set(i, zi);
+      sums[0] += dotDouble(ri, ri);
+      sums[1] += dotDouble(ri, zi);
+    }
+    totals(sums, 1);
+    ++iterations;
+    r_norm = sqrt(sums[0]);
+    if (r_norm <= target) {
+      converged = 1;
+      done = 1;
+      break;
+    }
+    if (iterations >= max_iterations) {
+      done = 1;
+      break;
+    }
+    beta = static_cast<float>(sums[1] / rz);
+    rz = sums[1];
+
+    // ---- unfused: p = z + β p as a phase of its own
+    if (!fused) {
+      for (uint32_t i = first; i < n; i += stride)
+        P0.set(i, Z.get(i) + beta * P0.get(i));
+      barrier();
+    }
+  }
+
+  if constexpr (kOneBlock) {
+    if (!done) {  // the next launch goes on from global memory
+      const bool odd = fused && (iterations & 1);
+      const Directions p_next = odd ? P1 : P0;
+      const GlobalVectors<F4> p_out{odd ? a.p_other : a.cg.p}, z_out{a.cg.z};
+      for (uint32_t i = first; i < n; i += stride) {
+        p_out.set(i, p_next.get(i));
+        z_out.set(i, Z.get(i));
+      }
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    scalars->iterations = iterations;
+    scalars->r_norm = r_norm;
+    scalars->rz = rz;
+    scalars->alpha = alpha;
+    scalars->beta = beta;
+    scalars->converged = converged;
+    scalars->breakdown = breakdown;
+    scalars->done = done;
+  }
+}
+
+// Register limits per kernel class (item 4): the one-block kernel runs up to 1024 threads, the
+// grid kernel is a gather like applyKernel. Ablation 4 has no bounds and a fixed block.
+template <bool F4, bool kOneBlock, int kAblate>
+__global__ void __launch_bounds__(kOneBlock ? kOneBlockThreads : kHeavyThreads)
+    wholeCgKernel(WholeCgArgs args) {
+  wholeCg<F4, kOneBlock, kAblate>(args);
+}
+
+template <bool kOneBlock>
+__global__ void wholeCgUnboundedKernel(WholeCgArgs args) {
+  wholeCg<true, kOneBlock, kAblateBounds>(args);
+}
+
+using KernelFn = void (*)(WholeCgArgs);
+
+// The compiled variants: both layouts without ablation; float4 with each ablation.
+KernelFn kernelFor(bool float4_layout, bool one_block, int ablation) {
+  if (!float4_layout) {
+    if (ablation != kAblateNone) return nullptr;
+    return one_block ? wholeCgKernel<false, true, kAblateNone>
+                     : wholeCgKernel<false, false, kAblateNone>;
+  }
+  switch (ablation) {
+    case kAblateNone:
+      return one_block ? wholeCgKernel<true, true, kAblateNone>
+                       : wholeCgKernel<true, false, kAblateNone>;
+    case kAblateBounds:
+      return one_block ? wholeCgUnboundedKernel<true> : wholeCgUnboundedKernel<false>;
+    case kAblateLdg:
+      return one_block ? wholeCgKernel<true, true, kAblateLdg>
+                       : wholeCgKernel<true, false, kAblateLdg>;
+    case kAblateMasks:
+      return one_block ? wholeCgKernel<true, true, kAblateMasks>
+                       : wholeCgKernel<true, false, kAblateMasks>;
+    case kAblateShuffle:
+      return one_block ? wholeCgKernel<true, true, kAblateShuffle>
+                       : wholeCgKernel<true, false, kAblateShuffle>;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+size_t wholeCgSharedBytes(uint32_t particles) {
+  return 3 * 3 * sizeof(float) * size_t(particles);  // P[0], P[1], Z
+}
+
+cudaError_t queryWholeCg(bool float4_layout, bool one_block, int ablation, bool prefer_l1,
+                         KernelShape* out, size_t* max_shared_bytes) {
+  KernelFn kernel = kernelFor(float4_layout, one_block, ablation);
+  if (!kernel) return cudaErrorInvalidValue;
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  *max_shared_bytes = 0;
+  if (!one_block) {
+    if (ablation == kAblateBounds) {
+      // the block size written in the source; the grid must still be co-resident
+      e = cudaFuncSetAttribute(
+          kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+          prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));
+      if (e != cudaSuccess) return e;
+      int per_sm = 0;
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kUnboundedBlock, 0);
+      if (e != cudaSuccess) return e;
+      *out = KernelShape{kUnboundedBlock, per_sm};
+      return cudaSuccess;
+    }
+    return queryShape(kernel, kHeavyThreads, prefer_l1, out);
+  }
+  // one block: as many threads as the kernel can launch, all the opt-in shared memory the
+  // device allows (less what the kernel declares statically)
+  int optin = 0;
+  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e != cudaSuccess) return e;
+  cudaFuncAttributes attributes{};
+  e = cudaFuncGetAttributes(&attributes, kernel);
+  if (e != cudaSuccess) return e;
+  const size_t dynamic =
+      size_t(optin) > attributes.sharedSizeBytes ? size_t(optin) - attributes.sharedSizeBytes : 0;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic));
+  if (e != cudaSuccess) return e;
+  e = cudaFuncSetAttribute(
+      kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+      prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));
+  if (e != cudaSuccess) return e;
+  int block = attributes.maxThreadsPerBlock;
+  if (ablation == kAblateBounds) block = block < kUnboundedBlock ? block : kUnboundedBlock;
+  block = block < kOneBlockThreads ? block : kOneBlockThreads;
+  block = block / 32 * 32;
+  if (block < 32) return cudaErrorInvalidConfiguration;
+  *out = KernelShape{block, 1};
+  *max_shared_bytes = dynamic;
+  return cudaSuccess;
+}
+
+cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout, bool one_block,
+                          int ablation, const WholeCgArgs& args) {
+  KernelFn kernel = kernelFor(float4_layout, one_block, ablation);
+  if (!kernel) return cudaErrorInvalidValue;
+  if (one_block) {
+    kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);
+    return cudaGetLastError();
+  }
+  WholeCgArgs copy = args;
+  void* parameters[] = {&copy};
+  cudaError_t e =
+      cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(launch.grid),
+                                  dim3(launch.block), parameters, 0, stream);
+  if (e != cudaSuccess) return e;
+  return cudaGetLastError();
+}
+
+}  // namespace hooke::cuda
