@@ -7,7 +7,9 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libglm-dev libgtest-dev libeigen3-dev nlohmann-json3-dev libcli11-dev
   libspdlog-dev libglfw3-dev libimgui-dev python3-glad
+  clang libclang-rt-14-dev
   libegl-dev libgl-dev libgl1-mesa-dri libegl-mesa0 libstb-dev xvfb
+  fonts-dejavu-core
 )
 
 sudo_cmd=()

@@ -41,12 +41,22 @@ Status createBackend(std::string_view name, BackendChoice* out) {
 }
 
 Status loadBackend(std::string_view name, const Model& model, const State& state,
-                   BackendChoice* choice) {
+                   BackendChoice* choice, std::optional<Integrator> integrator) {
   Status created = createBackend(name, choice);
   if (!created) return created;
-  Status loaded = choice->backend->load(model, state);
-  if (loaded || name != "auto" || choice->backend->name() == "cpu") return loaded;
-  // auto: the device could not take this model; the CPU can
+  const bool cpu = choice->backend->name() == "cpu";
+  Status loaded = Status::ok();
+  if (!cpu && integrator && !choice->backend->supports(*integrator)) {
+    loaded = Status::error("the " + std::string(choice->backend->name()) +
+                           " backend does not implement the " +
+                           std::string(integratorName(*integrator)) + " integrator");
+  } else {
+    loaded = choice->backend->load(model, state);
+  }
+  if (loaded || cpu) return loaded;
+  if (name != "auto")
+    return Status::error("--backend " + std::string(name) + ": " + loaded.message());
+  // auto: the device cannot run this; the CPU can
   choice->fallback_reason = loaded.message();
   choice->backend = std::make_unique<CpuBackend>();
   return choice->backend->load(model, state);

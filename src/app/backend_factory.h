@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,9 +20,10 @@ struct BackendChoice {
 // back to the CPU backend and says why in fallback_reason.
 Status createBackend(std::string_view name, BackendChoice* out);
 
-// Loads the model into the chosen backend; for "auto", a CUDA load failure (e.g. out of device
-// memory) falls back to the CPU backend and records why.
+// Loads the model into the chosen backend. For "auto", a CUDA backend that cannot load the model
+// (e.g. out of device memory) or does not implement the integrator falls back to the CPU backend
+// and records why; for "cuda" those are errors.
 Status loadBackend(std::string_view name, const Model& model, const State& state,
-                   BackendChoice* choice);
+                   BackendChoice* choice, std::optional<Integrator> integrator = std::nullopt);
 
 }  // namespace hooke

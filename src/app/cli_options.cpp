@@ -72,8 +72,9 @@ Status buildScene(const SceneOptions& options, Scene* out) {
 
 Status planRun(const RunOptions& options, const Scene& scene, RunPlan* out) {
   if (!parseIntegrator(options.integrator, &out->integrator)) {
-    return Status::error("--integrator must be explicit, symplectic or implicit, got '" +
-                         options.integrator + "'");
+    return Status::error(
+        "--integrator must be explicit, symplectic, implicit, newton or bdf2, got '" +
+        options.integrator + "'");
   }
   if (!(std::isfinite(options.dt) && options.dt > 0.0)) {
     return Status::error("--dt must be a finite number > 0, got " + show(options.dt));
@@ -85,6 +86,16 @@ Status planRun(const RunOptions& options, const Scene& scene, RunPlan* out) {
   if (options.max_iterations < 1) {
     return Status::error("--max-iterations must be at least 1, got " +
                          std::to_string(options.max_iterations));
+  }
+
+  if (!(std::isfinite(options.newton_tolerance) && options.newton_tolerance > 0.0 &&
+        options.newton_tolerance < 1.0)) {
+    return Status::error("--newton-tolerance must be a number in (0, 1), got " +
+                         show(options.newton_tolerance));
+  }
+  if (options.newton_max_iterations < 1 || options.newton_max_iterations > 1000) {
+    return Status::error("--newton-max-iterations must be between 1 and 1000, got " +
+                         std::to_string(options.newton_max_iterations));
   }
 
   // --skip N|auto
@@ -157,6 +168,8 @@ Status planRun(const RunOptions& options, const Scene& scene, RunPlan* out) {
   out->settings.integrator = out->integrator;
   out->settings.tolerance = static_cast<float>(options.tolerance);
   out->settings.max_iterations = options.max_iterations;
+  out->settings.newton_tolerance = static_cast<float>(options.newton_tolerance);
+  out->settings.newton_max_iterations = options.newton_max_iterations;
   return Status::ok();
 }
 

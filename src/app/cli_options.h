@@ -30,6 +30,8 @@ struct RunOptions {
   std::string skip = "auto";
   double tolerance = 1e-4;
   int max_iterations = 500;
+  double newton_tolerance = 1e-2;
+  int newton_max_iterations = 10;
   std::optional<int64_t> steps;
   std::optional<double> duration;
   std::string report_path;

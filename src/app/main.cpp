@@ -1,5 +1,5 @@
-// Entry point of the hooke executable: parses the command line and dispatches to a sub-command.
-// Bad arguments end with one line on stderr and exit code 2.
+// Entry point of the hooke executable: parses the command line and dispatches to a sub-command,
+// or, with none, opens the desktop app. Bad arguments end with one line on stderr and exit code 2.
 #include <cstdio>
 #include <string>
 
@@ -8,6 +8,9 @@
 #include "app/cli_options.h"
 #if HOOKE_HAVE_RENDER
 #include "app/render_command.h"
+#endif
+#if HOOKE_HAVE_GUI
+#include "app/gui/gui_command.h"
 #endif
 
 namespace {
@@ -28,17 +31,38 @@ void addSceneOptions(CLI::App* command, hooke::SceneOptions* scene) {
   command->add_option("--drag", scene->drag, "linear air drag per particle, N*s/m");
 }
 
+// the options given on the top level (the desktop app's), other than --help and --version
+std::string firstTopLevelOption(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    const std::string name = option->get_name();
+    if (option->count() > 0 && name != "--help" && name != "--version") return name;
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"hooke: a real-time mass-spring-damper simulator", "hooke"};
+  CLI::App app{
+      "hooke: a real-time mass-spring-damper simulator.\n"
+      "Without a sub-command, opens the desktop app on the scene given by the options below.",
+      "hooke"};
   app.set_version_flag("--version", "hooke 0.1.0");
+
+#if HOOKE_HAVE_GUI
+  // hooke [options]: the desktop app
+  hooke::GuiOptions gui;
+  addSceneOptions(&app, &gui.run.scene);
+  hooke::addGuiOptions(&app, &gui);
+#endif
 
   // hooke run
   hooke::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "simulate a scene headless and report");
   addSceneOptions(run_cmd, &run.scene);
-  run_cmd->add_option("--integrator", run.integrator, "explicit | symplectic | implicit")
+  run_cmd
+      ->add_option("--integrator", run.integrator,
+                   "explicit | symplectic | implicit (linearised) | newton | bdf2")
       ->capture_default_str();
   run_cmd->add_option("--backend", run.backend, "auto | cpu | cuda")->capture_default_str();
   run_cmd->add_option("--dt", run.dt, "tick length, s")->capture_default_str();
@@ -49,6 +73,14 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--tolerance", run.tolerance, "CG relative residual tolerance")
       ->capture_default_str();
   run_cmd->add_option("--max-iterations", run.max_iterations, "CG iteration cap")
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--newton-tolerance", run.newton_tolerance,
+                   "newton, bdf2: relative residual of the implicit equations")
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--newton-max-iterations", run.newton_max_iterations,
+                   "newton, bdf2: Newton iteration cap per step")
       ->capture_default_str();
   CLI::Option* steps = run_cmd->add_option("--steps", run.steps, "ticks to run");
   CLI::Option* duration = run_cmd->add_option("--duration", run.duration, "simulated seconds");
@@ -88,13 +120,27 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // the desktop app's options belong to no sub-command
+  const bool subcommand = !app.get_subcommands().empty();
+  if (const std::string option = firstTopLevelOption(app); subcommand && !option.empty()) {
+    std::fprintf(stderr,
+                 "hooke: %s is an option of the desktop app; give it after the sub-command "
+                 "(see hooke --help)\n",
+                 option.c_str());
+    return 2;
+  }
+
   if (*run_cmd) return hooke::runCommand(run);
   if (*export_cmd) return hooke::exportSceneCommand(export_scene, export_path);
 #if HOOKE_HAVE_RENDER
   if (*render_cmd) return hooke::renderCommand(render);
 #endif
+#if HOOKE_HAVE_GUI
+  return hooke::guiCommand(gui);
+#else
   std::fprintf(stderr,
-               "hooke: the desktop app is not part of this build yet; use a sub-command "
-               "(see hooke --help)\n");
+               "hooke: the desktop app is not part of this build (it needs GLFW, Dear ImGui and "
+               "spdlog); use a sub-command (see hooke --help)\n");
   return 2;
+#endif
 }

@@ -123,7 +123,7 @@ int renderCommand(const RenderCommandOptions& options) {
   }
   if (options.time == 0.0) plan.ticks = 0;
   BackendChoice choice;
-  if (Status s = loadBackend(run.backend, scene.model, scene.state, &choice); !s) {
+  if (Status s = loadBackend(run.backend, scene.model, scene.state, &choice, plan.integrator); !s) {
     return badInput(s);
   }
   if (!choice.fallback_reason.empty()) {

@@ -8,6 +8,7 @@
 
 #include "app/backend_factory.h"
 #include "app/cli_options.h"
+#include "app/run_report.h"
 #include "io/atomic_file.h"
 #include "io/scene_file.h"
 #include "sim/simulation.h"
@@ -32,39 +33,6 @@ void writeTraceRows(std::ostream& out, double t, const State& state, const RunPl
   }
 }
 
-nlohmann::json makeReport(const std::string& scene_name, const RunPlan& plan,
-                          const RunOptions& options, std::string_view backend,
-                          const Simulation& sim, const Energy& energy, double wall_seconds) {
-  const RunTotals& totals = sim.totals();
-  const TickScheduler& scheduler = sim.scheduler();
-  nlohmann::json report;
-  report["scene"] = scene_name;
-  report["integrator"] = std::string(integratorName(plan.integrator));
-  report["backend"] = std::string(backend);
-  report["dt"] = options.dt;
-  report["skip"] = plan.skip;
-  report["h"] = scheduler.h();
-  report["ticks"] = scheduler.ticks();
-  report["solves"] = scheduler.solves();
-  report["sim_time"] = scheduler.simTime();
-  report["physics_time"] = static_cast<double>(scheduler.solves()) * scheduler.h();
-  report["wall_seconds"] = wall_seconds;
-  report["diverged"] = sim.diverged();
-  report["diverged_at"] = sim.divergedAt() ? nlohmann::json(*sim.divergedAt()) : nlohmann::json();
-  report["energy"] = {
-      {"kinetic", energy.kinetic}, {"potential", energy.potential()}, {"total", energy.total()}};
-  report["max_strain"] = totals.max_strain;
-  double mean = totals.solves ? double(totals.cg_iterations_sum) / double(totals.solves) : 0.0;
-  report["cg"] = {{"iterations_mean", mean},
-                  {"iterations_max", totals.cg_iterations_max},
-                  {"residual_max", totals.cg_residual_max},
-                  {"unconverged_solves", totals.cg_unconverged}};
-  report["particles"] = sim.model().particleCount();
-  report["springs"] = sim.model().springCount();
-  report["solver_ms_per_solve"] = totals.solves ? totals.solver_ms / double(totals.solves) : 0.0;
-  return report;
-}
-
 int fail(const Status& status) {
   std::fprintf(stderr, "hooke: %s\n", status.message().c_str());
   return 2;
@@ -79,7 +47,8 @@ int runCommand(const RunOptions& options) {
   RunPlan plan;
   if (Status s = planRun(options, scene, &plan); !s) return fail(s);
   BackendChoice choice;
-  if (Status s = loadBackend(options.backend, scene.model, scene.state, &choice); !s) {
+  if (Status s = loadBackend(options.backend, scene.model, scene.state, &choice, plan.integrator);
+      !s) {
     return fail(s);
   }
   if (!choice.fallback_reason.empty()) {
@@ -115,8 +84,8 @@ int runCommand(const RunOptions& options) {
 
   // outputs
   Energy energy = computeEnergy(scene.model, sim.state());
-  nlohmann::json report =
-      makeReport(scene.name, plan, options, backend_name, sim, energy, wall_seconds);
+  nlohmann::json report = runReportJson(
+      summarizeRun(scene.name, plan.integrator, backend_name, sim, energy, wall_seconds));
   if (report_file.isOpen()) {
     report_file.stream() << report.dump(2) << "\n";
     if (Status s = report_file.commit(); !s) return fail(s);
@@ -141,7 +110,14 @@ int runCommand(const RunOptions& options) {
     std::printf("  energy: kinetic %.6g J, potential %.6g J, total %.6g J; max strain %.4g\n",
                 energy.kinetic, energy.potential(), energy.total(), totals.max_strain);
   }
-  if (plan.integrator == Integrator::kImplicit && totals.solves > 0) {
+  const bool newton =
+      plan.integrator == Integrator::kNewton || plan.integrator == Integrator::kBdf2;
+  if (newton && totals.solves > 0) {
+    std::printf("  Newton: %.2f iterations per solve (max %d)\n",
+                double(totals.newton_iterations_sum) / double(totals.solves),
+                totals.newton_iterations_max);
+  }
+  if ((plan.integrator == Integrator::kImplicit || newton) && totals.solves > 0) {
     std::printf("  CG: %.1f iterations per solve (max %d), residual max %.3g",
                 report["cg"]["iterations_mean"].get<double>(), totals.cg_iterations_max,
                 totals.cg_residual_max);

@@ -348,6 +348,10 @@ Bounds Renderer::bounds() {
   return b;
 }
 
+float Renderer::figureBallRadius() const {
+  return impl_->mode == Mode::kFigure ? impl_->ball_radius : 0.0f;
+}
+
 std::string Renderer::mode() const {
   switch (impl_->mode) {
     case Mode::kSurface:
@@ -471,7 +475,7 @@ Status Renderer::draw(const OrbitCamera& camera, int width, int height,
   const glm::vec3 target = camera.target;
 
   // a clean slate
-  glViewport(0, 0, width, height);
+  glViewport(options.viewport_x, options.viewport_y, width, height);
   glDisable(GL_CULL_FACE);
   glDisable(GL_STENCIL_TEST);
   glDisable(GL_POLYGON_OFFSET_FILL);

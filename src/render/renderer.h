@@ -22,6 +22,10 @@ struct DrawOptions {
   bool ground = true;               // the floor and grid at y = 0
   bool shadow = true;               // the body's shadow on the floor
   float strain_full_scale = 0.01f;  // |strain| at which a spring line is fully red or blue
+  // where the drawing area's lower-left corner sits in the framebuffer, pixels (GL's y-up
+  // convention); the app draws beside its side panel. The clear still covers the framebuffer.
+  int viewport_x = 0;
+  int viewport_y = 0;
 };
 
 class Renderer {
@@ -56,8 +60,12 @@ class Renderer {
   // camera's reset view.
   Bounds bounds();
 
-  // Draws into the currently bound draw framebuffer, over the viewport 0, 0, width, height.
+  // Draws into the currently bound draw framebuffer, over the viewport at options.viewport_x,
+  // options.viewport_y (0, 0 by default) of size width x height.
   Status draw(const OrbitCamera& camera, int width, int height, const DrawOptions& options);
+
+  // The radius of a figure's balls, m (0 unless the scene draws as a figure), for picking them.
+  float figureBallRadius() const;
 
   // What the scene draws as: "surface", "figure" or "springs".
   std::string mode() const;
