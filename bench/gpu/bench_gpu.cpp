@@ -1,0 +1,626 @@
+// hooke-bench-gpu: times the CUDA implicit step (issue 3) against a cuSPARSE/cuBLAS textbook CG,
+// the original design and the floors, runs the ablation and the one-block crossover, and writes
+// JSON plus a short table. Never asserts on time; a failed variant is recorded, not fatal.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/floors.h"
+#include "bench/gpu/hooke_runs.h"
+#include "bench/gpu/json_writer.h"
+#include "bench/gpu/textbook.h"
+#include "cuda/cuda_backend.h"
+#include "sim/scenes.h"
+
+#ifndef HOOKE_GPU_BENCH_COMMIT
+#define HOOKE_GPU_BENCH_COMMIT "unknown"
+#endif
+
+namespace hooke::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Fields = std::vector<std::pair<std::string, Json>>;
+
+constexpr float kDt = 1.0f / 60.0f;  // h = dt: one solve per tick
+constexpr float kTolerance = 1e-4f;
+constexpr int kCap = 500;  // the app's default CG cap
+constexpr int kFixedIterations = 100;
+
+// [SECTION] command line
+
+struct Args {
+  std::string json_path;
+  std::string commit = HOOKE_GPU_BENCH_COMMIT;
+  double budget_s = 420.0;  // stop starting new measurements past this much wall time
+  int max_res = 1024;
+  bool ablation = true;
+  bool crossover = true;
+  bool quick = false;  // fewer steps per measurement
+};
+
+constexpr const char* kUsage =
+    "usage: hooke-bench-gpu [--json FILE] [--commit ID] [--budget SECONDS] [--max-res N]\n"
+    "                       [--no-ablation] [--no-crossover] [--quick]";
+
+int parseArgs(int argc, char** argv, Args* out) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s\n", kUsage);
+      return 0;
+    } else if (arg == "--json" || arg == "--commit" || arg == "--budget" || arg == "--max-res") {
+      const char* v = value();
+      if (!v) {
+        std::fprintf(stderr, "hooke-bench-gpu: %s needs a value\n", arg.c_str());
+        return 2;
+      }
+      if (arg == "--json") out->json_path = v;
+      if (arg == "--commit") out->commit = v;
+      if (arg == "--budget") out->budget_s = std::atof(v);
+      if (arg == "--max-res") out->max_res = std::atoi(v);
+    } else if (arg == "--no-ablation") {
+      out->ablation = false;
+    } else if (arg == "--no-crossover") {
+      out->crossover = false;
+    } else if (arg == "--quick") {
+      out->quick = true;
+    } else {
+      std::fprintf(stderr, "hooke-bench-gpu: unknown argument '%s'\n%s\n", arg.c_str(), kUsage);
+      return 2;
+    }
+  }
+  return -1;
+}
+
+// [SECTION] provenance
+
+std::string utcDate() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+// "580.159.04" from the kernel module's version line ("... Kernel Module for x86_64  580.159.04
+// Release Build ..."): the first word after "Module" made of digits and dots, with a dot; else
+// the CUDA driver API version
+std::string driverVersion(int cuda_driver_version) {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(in, line)) {
+    const size_t module = line.find("Module");
+    std::istringstream words(module == std::string::npos ? line : line.substr(module));
+    std::string word;
+    while (words >> word) {
+      if (word.find('.') != std::string::npos &&
+          word.find_first_not_of("0123456789.") == std::string::npos) {
+        return word;
+      }
+    }
+  }
+  return "CUDA " + std::to_string(cuda_driver_version / 1000) + "." +
+         std::to_string((cuda_driver_version % 1000) / 10);
+}
+
+// [SECTION] scenes
+
+// The volume whose particle count res · max(2, res/2)² is nearest `particles`.
+int volumeResFor(size_t particles) {
+  int best = 4;
+  double best_gap = 1e300;
+  for (int res = 4; res <= 400; ++res) {
+    const double side = std::max(2, res / 2);
+    const double gap = std::fabs(double(res) * side * side - double(particles));
+    if (gap < best_gap) {
+      best_gap = gap;
+      best = res;
+    }
+  }
+  return best;
+}
+
+struct Sized {
+  int warmup;
+  int steps;
+};
+
+// Enough steps for a stable median without spending the lease on the largest systems.
+Sized stepsFor(size_t particles, bool quick) {
+  Sized s = particles <= 20000    ? Sized{5, 30}
+            : particles <= 70000  ? Sized{3, 12}
+            : particles <= 300000 ? Sized{2, 6}
+                                  : Sized{2, 4};
+  if (quick) s.steps = std::max(3, s.steps / 3);
+  return s;
+}
+
+SolverSettings settingsFor(bool fixed) {
+  SolverSettings s;
+  s.integrator = Integrator::kImplicit;
+  s.tolerance = fixed ? 0.0f : kTolerance;  // 0: never converged, so exactly the cap
+  s.max_iterations = fixed ? kFixedIterations : kCap;
+  return s;
+}
+
+// The design this project started from: items 1–9 on, five launches per iteration, no graph, no
+// whole-CG kernel.
+CudaOptions originalOptions() {
+  CudaOptions o;
+  o.cg_path = CgPath::kLaunches;
+  o.cg_graph = false;
+  o.fused_finish = false;
+  o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
+  return o;
+}
+
+// Bytes one CG iteration must move through device memory, packed float32, each input read once
+// and each output written once, in the two passes that CG's two global reductions force:
+//   pass 1 (p = z + β p, q = A p, Σ p·q): read z, p (24 B), write p, q (24 B), diagonal (4 B),
+//     per spring S = (n, a, b) (20 B) and its two ends (8 B)
+//   pass 2 (Δv, r, z, Σ r·r, Σ r·z): read p, q (24 B), Δv and r (24 B) and write them (24 B),
+//     P⁻¹ symmetric 3×3 (24 B), write z (12 B)
+double minimumIterationBytes(size_t particles, size_t springs) {
+  return 160.0 * double(particles) + 28.0 * double(springs);
+}
+
+// [SECTION] records
+
+struct Row {
+  std::string scene;
+  int res = 0;
+  size_t particles = 0, springs = 0;
+  std::string variant;  // textbook | original | fastest | floor_latency | floor_bandwidth
+  std::string mode;     // tolerance | fixed
+  RunSummary run;
+};
+
+Json rowJson(const Row& r) {
+  Fields f = {{"scene", Json::string(r.scene)},
+              {"res", Json::integer(r.res)},
+              {"particles", Json::integer((long long)r.particles)},
+              {"springs", Json::integer((long long)r.springs)},
+              {"variant", Json::string(r.variant)},
+              {"mode", Json::string(r.mode)},
+              {"cg_max_iterations", Json::integer(r.mode == "fixed" ? kFixedIterations : kCap)},
+              {"step_ms", Json::number(r.run.step_ms)},
+              {"cg_iterations", Json::number(r.run.iterations)},
+              {"iteration_us", Json::number(r.run.iteration_us)}};
+  if (r.variant != "floor_latency" && r.variant != "floor_bandwidth") {
+    f.push_back({"path", Json::string(r.run.path)});
+    f.push_back({"force_ms", Json::number(r.run.force_ms)});
+    f.push_back({"cg_ms", Json::number(r.run.cg_ms)});
+    f.push_back({"commit_ms", Json::number(r.run.commit_ms)});
+    f.push_back({"step_ms_p10", Json::number(r.run.step_ms_p10)});
+    f.push_back({"step_ms_p90", Json::number(r.run.step_ms_p90)});
+    f.push_back({"cg_iterations_mean", Json::number(r.run.iterations_mean)});
+    f.push_back({"converged_fraction", Json::number(r.run.converged_fraction)});
+    f.push_back({"steps", Json::integer(r.run.steps)});
+    if (!r.run.ok) f.push_back({"error", Json::string(r.run.error)});
+  }
+  return Json::object(f);
+}
+
+struct Bench {
+  Args args;
+  Clock::time_point started = Clock::now();
+  Floors floors;
+  std::vector<Row> rows;
+  std::vector<Json> paths, ablation, crossover;
+  int skipped = 0;
+
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - started).count(); }
+  bool outOfTime() {
+    if (elapsed() < args.budget_s) return false;
+    ++skipped;
+    return true;
+  }
+};
+
+void progress(const char* what, const std::string& scene, int res, const RunSummary& r,
+              double elapsed) {
+  if (r.ok) {
+    std::printf(
+        "  [%6.1fs] %-9s %-6s %4d %-10s step %9.3f ms  cg %9.3f ms  %6.1f it  %7.2f us/it\n",
+        elapsed, what, scene.c_str(), res, r.path.c_str(), r.step_ms, r.cg_ms, r.iterations,
+        r.iteration_us);
+  } else {
+    std::printf("  [%6.1fs] %-9s %-6s %4d FAILED: %s\n", elapsed, what, scene.c_str(), res,
+                r.error.c_str());
+  }
+  std::fflush(stdout);
+}
+
+// [SECTION] the main table
+
+void measureScene(Bench& b, const std::string& name, int res, const Scene& scene) {
+  const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
+  const Sized sized = stepsFor(n, b.args.quick);
+  auto add = [&](const std::string& variant, const std::string& mode, const RunSummary& run) {
+    b.rows.push_back(Row{name, res, n, springs, variant, mode, run});
+  };
+  RunSummary fastest_tol;
+  TextbookCg textbook_solver;
+  const Status textbook_loaded = textbook_solver.load(scene.model, scene.state);
+  std::printf("  [%6.1fs] %-6s %4d: %zu particles, %zu springs, textbook CSR %zu nonzeros%s\n",
+              b.elapsed(), name.c_str(), res, n, springs, textbook_solver.nonzeros(),
+              textbook_loaded ? "" : " (load FAILED)");
+  for (bool fixed : {false, true}) {
+    const SolverSettings settings = settingsFor(fixed);
+    const std::string mode = fixed ? "fixed" : "tolerance";
+    if (b.outOfTime()) return;
+    RunSummary textbook;
+    if (textbook_loaded) {
+      textbook = runTextbook(textbook_solver, scene, settings, kDt, sized.warmup, sized.steps);
+    } else {
+      textbook.error = textbook_loaded.message();
+    }
+    progress("textbook", name, res, textbook, b.elapsed());
+    add("textbook", mode, textbook);
+    if (b.outOfTime()) return;
+    RunSummary original =
+        runHooke(originalOptions(), scene, settings, kDt, sized.warmup, sized.steps);
+    progress("original", name, res, original, b.elapsed());
+    add("original", mode, original);
+    if (b.outOfTime()) return;
+    RunSummary fastest = runHooke(CudaOptions{}, scene, settings, kDt, sized.warmup, sized.steps);
+    progress("fastest", name, res, fastest, b.elapsed());
+    add("fastest", mode, fastest);
+    if (!fixed) fastest_tol = fastest;
+
+    // the other paths, so "fastest" (the automatic choice) can be checked against them
+    struct Alternative {
+      const char* name;
+      CudaOptions options;
+    };
+    std::vector<Alternative> alternatives;
+    CudaOptions o;
+    o.cg_path = CgPath::kLaunches;  // graph + fused finishing
+    alternatives.push_back({"launches-graph", o});
+    o = {};
+    o.cg_path = CgPath::kGrid;
+    alternatives.push_back({"grid", o});
+    if (n <= 6000) {
+      o = {};
+      o.cg_path = CgPath::kOneBlock;
+      alternatives.push_back({"one-block", o});
+    }
+    for (const Alternative& alt : alternatives) {
+      if (b.outOfTime()) return;
+      RunSummary run = runHooke(alt.options, scene, settings, kDt, sized.warmup, sized.steps);
+      progress(alt.name, name, res, run, b.elapsed());
+      b.paths.push_back(Json::object({{"scene", Json::string(name)},
+                                      {"res", Json::integer(res)},
+                                      {"particles", Json::integer((long long)n)},
+                                      {"springs", Json::integer((long long)springs)},
+                                      {"path", Json::string(alt.name)},
+                                      {"mode", Json::string(mode)},
+                                      {"ok", Json::boolean(run.ok)},
+                                      {"step_ms", Json::number(run.step_ms)},
+                                      {"cg_ms", Json::number(run.cg_ms)},
+                                      {"cg_iterations", Json::number(run.iterations)},
+                                      {"iteration_us", Json::number(run.iteration_us)},
+                                      {"error", Json::string(run.error)}}));
+    }
+  }
+  // the floors for this system, per iteration and scaled to the fastest path's iterations
+  const double iterations = fastest_tol.ok ? fastest_tol.iterations : 0.0;
+  RunSummary latency;
+  latency.ok = true;
+  latency.path = "floor";
+  latency.iteration_us = b.floors.latency_graph_us;
+  latency.iterations = iterations;
+  latency.step_ms = iterations * latency.iteration_us / 1000.0;
+  add("floor_latency", "tolerance", latency);
+  RunSummary bandwidth = latency;
+  bandwidth.iteration_us = b.floors.copy_gb_per_s > 0.0 ? minimumIterationBytes(n, springs) /
+                                                              (b.floors.copy_gb_per_s * 1e9) * 1e6
+                                                        : 0.0;
+  bandwidth.step_ms = iterations * bandwidth.iteration_us / 1000.0;
+  add("floor_bandwidth", "tolerance", bandwidth);
+}
+
+// [SECTION] ablation
+
+struct Item {
+  int id;           // 13: item 12's warm start, toggled from the default
+  const char* key;  // "disabled" in the JSON
+  const char* name;
+};
+
+constexpr Item kItems[] = {
+    {1, "1", "device-held CG scalars, host reads every K (off: every iteration)"},
+    {2, "2", "fused kernels / phases (off: separate alpha, beta and direction stages)"},
+    {3, "3", "float4 vectors (off: packed float3)"},
+    {4, "4", "__launch_bounds__ and occupancy-chosen blocks (off: none, 256 threads)"},
+    {5, "5", "__ldg on read-only data (off: plain loads)"},
+    {6, "6", "L2 persisting window (toggled from the default)"},
+    {7, "7", "branchless pinned masks (off: branches)"},
+    {8, "8", "warp-shuffle reductions (off: shared-memory tree)"},
+    {9, "9", "L1-preferred carve-out (off: default)"},
+    {10, "10", "no per-iteration launches: graphs / whole-CG kernel (off: plain launches)"},
+    {11, "11", "one-block small-system path (off: next path by size)"},
+    {12, "12", "block-Jacobi preconditioner (off: point Jacobi)"},
+    {13, "12-warm", "warm start from the previous step's dv (toggled from the default)"},
+};
+
+void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
+  const size_t n = scene.model.particleCount();
+  const Sized sized = stepsFor(n, b.args.quick);
+  const SolverSettings settings = settingsFor(false);
+  if (b.outOfTime()) return;
+  const RunSummary base = runHooke(CudaOptions{}, scene, settings, kDt, sized.warmup, sized.steps);
+  progress("abl-base", name, res, base, b.elapsed());
+  if (!base.ok) return;
+  const bool launched = base.path == "launches", one_block = base.path == "one-block";
+  for (const Item& item : kItems) {
+    CudaOptions o;
+    bool applies = true;
+    std::string note;
+    switch (item.id) {
+      case 1:
+        if (launched) {
+          o.check_interval = 1;
+        } else {
+          o.whole_cg_interval = 1;
+        }
+        break;
+      case 2:
+        o.fused_finish = false;
+        break;
+      case 3:
+        o.float4_layout = false;
+        break;
+      case 4:
+      case 5:
+      case 7:
+      case 8:
+        applies = !launched;
+        if (!applies) note = "compile-time; switchable in the whole-CG kernels only";
+        o.ablate_static = item.id;
+        break;
+      case 6:
+        o.l2_persist = !o.l2_persist;
+        note = o.l2_persist ? "turned on (off by default)" : "turned off";
+        break;
+      case 9:
+        o.prefer_l1 = false;
+        break;
+      case 10:
+        o.cg_path = CgPath::kLaunches;
+        o.cg_graph = false;
+        if (one_block) note = "also leaves the one-block path (11)";
+        break;
+      case 11:
+        applies = one_block;
+        if (!applies) note = "the one-block path is not used at this size";
+        o.one_block_max_particles = 0;
+        break;
+      case 12:
+        o.block_jacobi = false;
+        break;
+      case 13:
+        o.warm_start = !o.warm_start;
+        note = o.warm_start ? "turned on (off by default)" : "turned off";
+        break;
+    }
+    RunSummary run = base;
+    if (applies) {
+      if (b.outOfTime()) return;
+      run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
+      char label[16];
+      std::snprintf(label, sizeof label, "abl-%s", item.key);
+      progress(label, name, res, run, b.elapsed());
+    }
+    const double slowdown = run.ok && base.step_ms > 0.0 ? run.step_ms / base.step_ms : 0.0;
+    b.ablation.push_back(Json::object({{"scene", Json::string(name)},
+                                       {"res", Json::integer(res)},
+                                       {"disabled", Json::string(item.key)},
+                                       {"name", Json::string(item.name)},
+                                       {"fastest_path", Json::string(base.path)},
+                                       {"path", Json::string(run.path)},
+                                       {"applies", Json::boolean(applies)},
+                                       {"step_ms", Json::number(run.step_ms)},
+                                       {"fastest_step_ms", Json::number(base.step_ms)},
+                                       {"slowdown", Json::number(slowdown)},
+                                       {"cg_iterations", Json::number(run.iterations)},
+                                       {"iteration_us", Json::number(run.iteration_us)},
+                                       {"note", Json::string(run.ok ? note : run.error)}}));
+  }
+}
+
+// [SECTION] crossover of the one-block path
+
+void measureCrossover(Bench& b) {
+  const SolverSettings settings = settingsFor(true);
+  struct Point {
+    const char* scene;
+    int res;
+  };
+  const Point points[] = {{"cloth", 8},   {"cloth", 12},  {"cloth", 16},  {"cloth", 24},
+                          {"cloth", 32},  {"cloth", 40},  {"cloth", 48},  {"cloth", 56},
+                          {"cloth", 64},  {"cloth", 72},  {"volume", 6},  {"volume", 8},
+                          {"volume", 10}, {"volume", 12}, {"volume", 14}, {"volume", 16},
+                          {"volume", 18}, {"volume", 20}, {"volume", 22}};
+  for (const Point& p : points) {
+    const Scene scene =
+        std::string(p.scene) == "cloth" ? makeCloth(p.res, {}) : makeVolume(p.res, {});
+    const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
+    Fields f = {{"scene", Json::string(p.scene)},
+                {"res", Json::integer(p.res)},
+                {"particles", Json::integer((long long)n)},
+                {"springs", Json::integer((long long)springs)},
+                {"entries", Json::integer((long long)(n + 2 * springs))}};
+    for (CgPath path : {CgPath::kOneBlock, CgPath::kGrid, CgPath::kLaunches}) {
+      if (b.outOfTime()) return;
+      CudaOptions o;
+      o.cg_path = path;
+      const RunSummary run = runHooke(o, scene, settings, kDt, 2, b.args.quick ? 4 : 10);
+      const std::string key = cgPathName(path);
+      f.push_back({key + "_iteration_us", Json::number(run.ok ? run.iteration_us : NAN)});
+      f.push_back({key + "_step_ms", Json::number(run.ok ? run.step_ms : NAN)});
+      progress(cgPathName(path), p.scene, p.res, run, b.elapsed());
+    }
+    b.crossover.push_back(Json::object(f));
+  }
+}
+
+// [SECTION] report
+
+const Row* findRow(const Bench& b, const std::string& scene, int res, const std::string& variant,
+                   const std::string& mode) {
+  for (const Row& r : b.rows) {
+    if (r.scene == scene && r.res == res && r.variant == variant && r.mode == mode) return &r;
+  }
+  return nullptr;
+}
+
+int run(int argc, char** argv) {
+  Bench b;
+  const int parsed = parseArgs(argc, argv, &b.args);
+  if (parsed >= 0) return parsed;
+
+  CudaDeviceInfo info;
+  std::string why_not;
+  if (!queryCudaDevice(0, &info, &why_not)) {
+    std::fprintf(stderr, "hooke-bench-gpu: %s\n", why_not.c_str());
+    return 2;
+  }
+  const std::string date = utcDate();
+  const std::string driver = driverVersion(info.driver_version);
+  const std::string cuda = std::to_string(info.runtime_version / 1000) + "." +
+                           std::to_string((info.runtime_version % 1000) / 10);
+  std::printf("hooke-bench-gpu: %s (cc %d.%d, %d SMs, L2 %zu MiB), driver %s, CUDA %s, commit %s\n",
+              info.name.c_str(), info.compute_major, info.compute_minor, info.multiprocessors,
+              info.l2_bytes >> 20, driver.c_str(), cuda.c_str(), b.args.commit.c_str());
+
+  Status measured = measureFloors(&b.floors);
+  if (!measured) std::printf("floors: FAILED: %s\n", measured.message().c_str());
+  std::printf(
+      "floors: copy %.0f GB/s; 3-phase chain %.2f us/iteration (graph), %.2f (stream), "
+      "%.2f (cooperative, 3 grid barriers)\n",
+      b.floors.copy_gb_per_s, b.floors.latency_graph_us, b.floors.latency_stream_us,
+      b.floors.latency_cooperative_us);
+  std::fflush(stdout);
+
+  if (b.args.crossover) measureCrossover(b);
+
+  // cloth, the ablation, then the volumes (the order in which a short budget cuts them off)
+  const int cloth_res[] = {32, 64, 128, 256, 512, 1024};
+  for (const char* scene_name : {"cloth", "volume"}) {
+    for (int res : cloth_res) {
+      if (res > b.args.max_res) continue;
+      const bool cloth = std::string(scene_name) == "cloth";
+      const int scene_res = cloth ? res : volumeResFor(size_t(res) * size_t(res));
+      const Scene scene = cloth ? makeCloth(scene_res, {}) : makeVolume(scene_res, {});
+      measureScene(b, scene_name, scene_res, scene);
+    }
+    if (b.args.ablation && std::string(scene_name) == "cloth") {
+      for (int res : {32, 128, 1024}) {
+        if (res > b.args.max_res) continue;
+        measureAblation(b, "cloth", res, makeCloth(res, {}));
+      }
+      measureAblation(b, "volume", 16, makeVolume(16, {}));
+      if (b.args.max_res >= 256) measureAblation(b, "volume", 64, makeVolume(64, {}));
+    }
+  }
+
+  // JSON
+  std::vector<Json> rows;
+  for (const Row& r : b.rows)
+    rows.push_back(rowJson(r));
+  const Fields top = {
+      {"gpu", Json::string(info.name)},
+      {"driver", Json::string(driver)},
+      {"cuda", Json::string(cuda)},
+      {"commit", Json::string(b.args.commit)},
+      {"date", Json::string(date)},
+      {"benchmark", Json::string("hooke-bench-gpu")},
+      {"settings",
+       Json::object({{"h", Json::number(kDt)},
+                     {"tolerance", Json::number(kTolerance)},
+                     {"cg_cap", Json::integer(kCap)},
+                     {"fixed_iterations", Json::integer(kFixedIterations)},
+                     {"step_ms", Json::string("median host wall time of one whole step, synced")},
+                     {"textbook", Json::string("scalar CSR assembled on the GPU every step, "
+                                               "cusparseSpMV + cuBLAS, Jacobi, scalars on host")},
+                     {"original", Json::string("items 1-9: 5 launches/iteration, K=8, no graph")},
+                     {"fastest", Json::string("CudaOptions{} defaults (automatic path)")},
+                     {"floor_bandwidth_bytes", Json::string("160 B/particle + 28 B/spring")}})},
+      {"device", Json::object({{"multiprocessors", Json::integer(info.multiprocessors)},
+                               {"l2_bytes", Json::integer((long long)info.l2_bytes)},
+                               {"compute", Json::string(std::to_string(info.compute_major) + "." +
+                                                        std::to_string(info.compute_minor))}})},
+      {"floors",
+       Json::object({{"copy_gb_per_s", Json::number(b.floors.copy_gb_per_s)},
+                     {"latency_graph_us", Json::number(b.floors.latency_graph_us)},
+                     {"latency_stream_us", Json::number(b.floors.latency_stream_us)},
+                     {"latency_cooperative_us", Json::number(b.floors.latency_cooperative_us)}})},
+      {"rows", Json::array(rows)},
+      {"paths", Json::array(b.paths)},
+      {"ablation", Json::array(b.ablation)},
+      {"crossover", Json::array(b.crossover)},
+      {"skipped_for_time", Json::integer(b.skipped)},
+      {"wall_s", Json::number(b.elapsed())}};
+  if (!b.args.json_path.empty()) {
+    std::ofstream out(b.args.json_path);
+    out << Json::object(top).text() << "\n";
+    if (!out) {
+      std::fprintf(stderr, "hooke-bench-gpu: could not write %s\n", b.args.json_path.c_str());
+      return 1;
+    }
+    std::printf("wrote %s\n", b.args.json_path.c_str());
+  }
+
+  // the short table: to tolerance, then fixed count
+  for (const char* mode : {"tolerance", "fixed"}) {
+    std::printf("\n%s (h = 1/60, %s): step ms [us/iteration]\n", mode,
+                std::string(mode) == "fixed" ? "100 CG iterations" : "tol 1e-4, cap 500");
+    std::printf("%-6s %5s %8s %18s %18s %24s %7s %7s %7s %7s\n", "scene", "res", "n", "textbook",
+                "original", "fastest (path)", "its", "x_text", "/lat", "/bw");
+    for (const char* scene_name : {"cloth", "volume"}) {
+      for (const Row& r : b.rows) {
+        if (r.scene != scene_name || r.variant != "fastest" || r.mode != mode) continue;
+        const Row* t = findRow(b, r.scene, r.res, "textbook", mode);
+        const Row* o = findRow(b, r.scene, r.res, "original", mode);
+        const Row* lat = findRow(b, r.scene, r.res, "floor_latency", "tolerance");
+        const Row* bw = findRow(b, r.scene, r.res, "floor_bandwidth", "tolerance");
+        auto cell = [](const Row* x) {
+          char text[40];
+          if (!x || !x->run.ok) return std::string("-");
+          std::snprintf(text, sizeof text, "%.3f [%.1f]", x->run.step_ms, x->run.iteration_us);
+          return std::string(text);
+        };
+        char fastest[48];
+        std::snprintf(fastest, sizeof fastest, "%s (%s)", cell(&r).c_str(), r.run.path.c_str());
+        std::printf(
+            "%-6s %5d %8zu %18s %18s %24s %7.0f %7.1f %7.2f %7.2f\n", r.scene.c_str(), r.res,
+            r.particles, cell(t).c_str(), cell(o).c_str(), fastest, r.run.iterations,
+            t && t->run.ok && r.run.ok ? t->run.step_ms / r.run.step_ms : 0.0,
+            lat ? r.run.iteration_us / lat->run.iteration_us : 0.0,
+            bw && bw->run.iteration_us > 0 ? r.run.iteration_us / bw->run.iteration_us : 0.0);
+      }
+    }
+  }
+  if (const Row* r = findRow(b, "cloth", 256, "fastest", "tolerance"); r && r->run.ok) {
+    std::printf("\ncloth 256, implicit, dt = 1/60, tol 1e-4: %.3f ms/step, real-time factor %.1f\n",
+                r->run.step_ms, 1000.0 * kDt / r->run.step_ms);
+  }
+  std::printf("skipped for time: %d; wall %.1f s\n", b.skipped, b.elapsed());
+  return 0;
+}
+
+}  // namespace
+}  // namespace hooke::bench
+
+int main(int argc, char** argv) {
+  return hooke::bench::run(argc, argv);
+}

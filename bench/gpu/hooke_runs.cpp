@@ -1,0 +1,79 @@
+// Timed runs of hooke's CUDA backend and of the textbook baseline, each from the scene's initial
+// state so that every variant solves the same sequence of systems. Never asserts on time.
+#include "bench/gpu/hooke_runs.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "bench/gpu/textbook.h"
+
+namespace hooke::bench {
+
+RunSummary runHooke(const CudaOptions& options, const Scene& scene, const SolverSettings& settings,
+                    float h, int warmup, int steps) {
+  using Clock = std::chrono::steady_clock;
+  RunSummary failed;
+  std::string why_not;
+  std::unique_ptr<Backend> backend = createCudaBackend(options, &why_not);
+  if (!backend) {
+    failed.error = why_not;
+    return failed;
+  }
+  Status loaded = backend->load(scene.model, scene.state);
+  if (!loaded) {
+    failed.error = loaded.message();
+    return failed;
+  }
+  backend->setSettings(settings);
+  CgPath path = CgPath::kAuto;
+  cudaCgPath(*backend, &path);
+  std::vector<StepSample> samples;
+  for (int k = 0; k < warmup + steps; ++k) {
+    StepStats stats;
+    const auto start = Clock::now();
+    Status stepped = backend->step(h, {}, &stats);
+    const double wall = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (!stepped) {
+      failed.error = stepped.message();
+      return failed;
+    }
+    if (k < warmup) continue;
+    StepSample s;
+    s.wall_ms = wall;
+    s.force_ms = stats.force_ms;
+    s.solve_ms = stats.solve_ms;
+    s.commit_ms = stats.commit_ms;
+    s.iterations = stats.cg_iterations;
+    s.converged = stats.cg_converged;
+    samples.push_back(s);
+  }
+  RunSummary out = summarise(samples);
+  out.path = cgPathName(path);
+  return out;
+}
+
+RunSummary runTextbook(TextbookCg& textbook, const Scene& scene, const SolverSettings& settings,
+                       float h, int warmup, int steps) {
+  RunSummary failed;
+  Status reset = textbook.reset(scene.model, scene.state);
+  if (!reset) {
+    failed.error = reset.message();
+    return failed;
+  }
+  std::vector<StepSample> samples;
+  for (int k = 0; k < warmup + steps; ++k) {
+    StepSample s;
+    Status stepped = textbook.step(h, settings, &s);
+    if (!stepped) {
+      failed.error = stepped.message();
+      return failed;
+    }
+    if (k >= warmup) samples.push_back(s);
+  }
+  RunSummary out = summarise(samples);
+  out.path = "textbook";
+  return out;
+}
+
+}  // namespace hooke::bench
