@@ -2,6 +2,7 @@
 #include "app/cli_options.h"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "io/scene_file.h"
@@ -10,12 +11,6 @@
 namespace hooke {
 
 namespace {
-
-std::string show(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
 
 Status requirePositive(const char* flag, std::optional<double> value) {
   if (value && !(std::isfinite(*value) && *value > 0.0)) {
@@ -40,6 +35,17 @@ Status requireFloatRange(const char* flag, std::optional<double> value) {
 }
 
 }  // namespace
+
+std::string show(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+int badInput(const Status& status) {
+  std::fprintf(stderr, "hooke: %s\n", status.message().c_str());
+  return 2;
+}
 
 Status buildScene(const SceneOptions& options, Scene* out) {
   for (Status s :

@@ -39,6 +39,12 @@ struct RunOptions {
   std::string trace_particles = "all";
 };
 
+// A number as the user would write it, for error messages ("0.01", "nan", "1e+06").
+std::string show(double value);
+
+// Prints "hooke: <message>" on stderr and returns exit code 2 (bad input).
+int badInput(const Status& status);
+
 // Builds the scene the options name: a built-in scene with its material, or a file with the
 // material flags as overrides. Validates the values first.
 Status buildScene(const SceneOptions& options, Scene* out);

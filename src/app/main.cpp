@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/cli_flags.h"
 #include "app/cli_options.h"
 #if HOOKE_HAVE_RENDER
 #include "app/render_command.h"
@@ -14,22 +15,6 @@
 #endif
 
 namespace {
-
-void addSceneOptions(CLI::App* command, hooke::SceneOptions* scene) {
-  command
-      ->add_option("--scene", scene->scene,
-                   "cloth | volume | spring1d | FILE.json (hooke scene) | FILE.node (TetGen)")
-      ->capture_default_str();
-  command->add_option("--res", scene->res,
-                      "resolution of a built-in scene (cloth: N x N; volume: N along its length)");
-  command->add_option("--stiffness", scene->stiffness,
-                      "spring stiffness k, N/m (built-in: base k; file: every spring)");
-  command->add_option("--damping", scene->damping,
-                      "spring damping c, N*s/m (built-in: base c; file: every spring)");
-  command->add_option("--mass", scene->mass,
-                      "mass, kg (built-in: the whole body; file: every free particle)");
-  command->add_option("--drag", scene->drag, "linear air drag per particle, N*s/m");
-}
 
 // the options given on the top level (the desktop app's), other than --help and --version
 std::string firstTopLevelOption(const CLI::App& app) {
@@ -52,36 +37,15 @@ int main(int argc, char** argv) {
 #if HOOKE_HAVE_GUI
   // hooke [options]: the desktop app
   hooke::GuiOptions gui;
-  addSceneOptions(&app, &gui.run.scene);
+  hooke::addSceneFlags(&app, &gui.run.scene, "desktop app: ");
   hooke::addGuiOptions(&app, &gui);
 #endif
 
   // hooke run
   hooke::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "simulate a scene headless and report");
-  addSceneOptions(run_cmd, &run.scene);
-  run_cmd
-      ->add_option("--integrator", run.integrator,
-                   "explicit | symplectic | implicit (linearised) | newton | bdf2")
-      ->capture_default_str();
-  run_cmd->add_option("--backend", run.backend, "auto | cpu | cuda")->capture_default_str();
-  run_cmd->add_option("--dt", run.dt, "tick length, s")->capture_default_str();
-  run_cmd
-      ->add_option("--skip", run.skip,
-                   "ticks between solves n (h = (n+1) dt), or auto (solve ~30 times per s)")
-      ->capture_default_str();
-  run_cmd->add_option("--tolerance", run.tolerance, "CG relative residual tolerance")
-      ->capture_default_str();
-  run_cmd->add_option("--max-iterations", run.max_iterations, "CG iteration cap")
-      ->capture_default_str();
-  run_cmd
-      ->add_option("--newton-tolerance", run.newton_tolerance,
-                   "newton, bdf2: relative residual of the implicit equations")
-      ->capture_default_str();
-  run_cmd
-      ->add_option("--newton-max-iterations", run.newton_max_iterations,
-                   "newton, bdf2: Newton iteration cap per step")
-      ->capture_default_str();
+  hooke::addSceneFlags(run_cmd, &run.scene);
+  hooke::addSolverFlags(run_cmd, &run);
   CLI::Option* steps = run_cmd->add_option("--steps", run.steps, "ticks to run");
   CLI::Option* duration = run_cmd->add_option("--duration", run.duration, "simulated seconds");
   steps->excludes(duration);
@@ -95,7 +59,7 @@ int main(int argc, char** argv) {
   hooke::SceneOptions export_scene;
   std::string export_path;
   CLI::App* export_cmd = app.add_subcommand("export-scene", "write a scene as hooke JSON");
-  addSceneOptions(export_cmd, &export_scene);
+  hooke::addSceneFlags(export_cmd, &export_scene);
   export_cmd->add_option("--out", export_path, "output file (.json)")->required();
 
 #if HOOKE_HAVE_RENDER
@@ -103,8 +67,9 @@ int main(int argc, char** argv) {
   hooke::RenderCommandOptions render;
   CLI::App* render_cmd =
       app.add_subcommand("render", "simulate a scene to a time and render that frame to a PNG");
-  addSceneOptions(render_cmd, &render.run.scene);
-  hooke::addRenderOptions(render_cmd, &render);
+  hooke::addSceneFlags(render_cmd, &render.run.scene);
+  hooke::addRenderOptions(render_cmd, &render);  // first: it sets the render defaults
+  hooke::addSolverFlags(render_cmd, &render.run);
 #endif
 
   try {

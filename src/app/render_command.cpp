@@ -26,17 +26,6 @@ constexpr int kMinSide = 16;
 constexpr int kMaxSide = 8192;
 constexpr double kMaxTime = 1e6;
 
-std::string show(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
-int badInput(const Status& status) {
-  std::fprintf(stderr, "hooke: %s\n", status.message().c_str());
-  return 2;
-}
-
 int failed(const std::string& what) {
   std::fprintf(stderr, "hooke render: %s\n", what.c_str());
   return 1;
@@ -81,18 +70,6 @@ Status checkRenderOptions(const RenderCommandOptions& options) {
 void addRenderOptions(CLI::App* command, RenderCommandOptions* options) {
   RunOptions& run = options->run;
   run.backend = "cpu";
-  command->add_option("--integrator", run.integrator, "explicit | symplectic | implicit")
-      ->capture_default_str();
-  command->add_option("--backend", run.backend, "auto | cpu | cuda")->capture_default_str();
-  command->add_option("--dt", run.dt, "tick length, s")->capture_default_str();
-  command
-      ->add_option("--skip", run.skip,
-                   "ticks between solves n (h = (n+1) dt), or auto (solve ~30 times per s)")
-      ->capture_default_str();
-  command->add_option("--tolerance", run.tolerance, "CG relative residual tolerance")
-      ->capture_default_str();
-  command->add_option("--max-iterations", run.max_iterations, "CG iteration cap")
-      ->capture_default_str();
   command->add_option("--time", options->time, "simulated seconds before the frame (0: initial)")
       ->required();
   command->add_option("--out", options->out_path, "output image (.png)")->required();

@@ -33,23 +33,18 @@ void writeTraceRows(std::ostream& out, double t, const State& state, const RunPl
   }
 }
 
-int fail(const Status& status) {
-  std::fprintf(stderr, "hooke: %s\n", status.message().c_str());
-  return 2;
-}
-
 }  // namespace
 
 int runCommand(const RunOptions& options) {
   // everything that can be wrong with the input is checked before any output is created
   Scene scene;
-  if (Status s = buildScene(options.scene, &scene); !s) return fail(s);
+  if (Status s = buildScene(options.scene, &scene); !s) return badInput(s);
   RunPlan plan;
-  if (Status s = planRun(options, scene, &plan); !s) return fail(s);
+  if (Status s = planRun(options, scene, &plan); !s) return badInput(s);
   BackendChoice choice;
   if (Status s = loadBackend(options.backend, scene.model, scene.state, &choice, plan.integrator);
       !s) {
-    return fail(s);
+    return badInput(s);
   }
   if (!choice.fallback_reason.empty()) {
     std::fprintf(stderr, "hooke: CUDA not used (%s); running on the CPU backend\n",
@@ -60,10 +55,10 @@ int runCommand(const RunOptions& options) {
 
   AtomicFile report_file, trace_file;
   if (!options.report_path.empty()) {
-    if (Status s = report_file.open(options.report_path); !s) return fail(s);
+    if (Status s = report_file.open(options.report_path); !s) return badInput(s);
   }
   if (!options.trace_path.empty()) {
-    if (Status s = trace_file.open(options.trace_path); !s) return fail(s);
+    if (Status s = trace_file.open(options.trace_path); !s) return badInput(s);
     trace_file.stream() << "t,particle,x,y,z\n";
     writeTraceRows(trace_file.stream(), 0.0, scene.state, plan);
   }
@@ -80,7 +75,7 @@ int runCommand(const RunOptions& options) {
   double wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (sim.error())
-    return fail(Status::error("the " + backend_name + " backend failed: " + *sim.error()));
+    return badInput(Status::error("the " + backend_name + " backend failed: " + *sim.error()));
 
   // outputs
   Energy energy = computeEnergy(scene.model, sim.state());
@@ -88,10 +83,10 @@ int runCommand(const RunOptions& options) {
       summarizeRun(scene.name, plan.integrator, backend_name, sim, energy, wall_seconds));
   if (report_file.isOpen()) {
     report_file.stream() << report.dump(2) << "\n";
-    if (Status s = report_file.commit(); !s) return fail(s);
+    if (Status s = report_file.commit(); !s) return badInput(s);
   }
   if (trace_file.isOpen()) {
-    if (Status s = trace_file.commit(); !s) return fail(s);
+    if (Status s = trace_file.commit(); !s) return badInput(s);
   }
 
   // summary
@@ -131,9 +126,9 @@ int runCommand(const RunOptions& options) {
 
 int exportSceneCommand(const SceneOptions& options, const std::string& out_path) {
   Scene scene;
-  if (Status s = buildScene(options, &scene); !s) return fail(s);
-  if (Status s = validateScene(scene, scene.name); !s) return fail(s);
-  if (Status s = writeFileAtomic(out_path, sceneToJson(scene)); !s) return fail(s);
+  if (Status s = buildScene(options, &scene); !s) return badInput(s);
+  if (Status s = validateScene(scene, scene.name); !s) return badInput(s);
+  if (Status s = writeFileAtomic(out_path, sceneToJson(scene)); !s) return badInput(s);
   std::printf("hooke export-scene: %s (%zu particles, %zu springs) -> %s\n", scene.name.c_str(),
               scene.model.particleCount(), scene.model.springCount(), out_path.c_str());
   return 0;

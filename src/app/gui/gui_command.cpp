@@ -16,6 +16,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "app/cli_flags.h"
 #include "app/gui/gui_app.h"
 #include "app/gui/gui_window.h"
 #include "app/gui/sim_session.h"
@@ -30,17 +31,6 @@ namespace {
 constexpr double kMaxExitAfter = 1e6;
 constexpr int kMinWindowSide = 200;
 constexpr int kMaxWindowSide = 16384;
-
-std::string show(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
-int badInput(const Status& status) {
-  std::fprintf(stderr, "hooke: %s\n", status.message().c_str());
-  return 2;
-}
 
 int failed(const std::string& what) {
   std::fprintf(stderr, "hooke: %s\n", what.c_str());
@@ -62,24 +52,7 @@ void startLogging() {
 
 void addGuiOptions(CLI::App* app, GuiOptions* options) {
   RunOptions& run = options->run;
-  app->add_option("--integrator", run.integrator,
-                  "desktop app: explicit | symplectic | implicit | newton | bdf2")
-      ->capture_default_str();
-  app->add_option("--backend", run.backend, "desktop app: auto | cpu | cuda")
-      ->capture_default_str();
-  app->add_option("--dt", run.dt, "desktop app: tick length, s")->capture_default_str();
-  app->add_option("--skip", run.skip, "desktop app: ticks between solves n, or auto")
-      ->capture_default_str();
-  app->add_option("--tolerance", run.tolerance, "desktop app: CG relative residual tolerance")
-      ->capture_default_str();
-  app->add_option("--max-iterations", run.max_iterations, "desktop app: CG iteration cap")
-      ->capture_default_str();
-  app->add_option("--newton-tolerance", run.newton_tolerance,
-                  "desktop app: newton, bdf2: relative residual of the implicit equations")
-      ->capture_default_str();
-  app->add_option("--newton-max-iterations", run.newton_max_iterations,
-                  "desktop app: newton, bdf2: Newton iteration cap per step")
-      ->capture_default_str();
+  addSolverFlags(app, &run, "desktop app: ");
   app->add_option("--exit-after", options->exit_after,
                   "desktop app: close after this many wall-clock seconds");
   app->add_option("--screenshot", options->screenshot_path,
