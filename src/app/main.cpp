@@ -7,6 +7,7 @@
 
 #include "app/cli_flags.h"
 #include "app/cli_options.h"
+#include "app/sweep_command.h"
 #if HOOKE_HAVE_RENDER
 #include "app/render_command.h"
 #endif
@@ -62,6 +63,13 @@ int main(int argc, char** argv) {
   hooke::addSceneFlags(export_cmd, &export_scene);
   export_cmd->add_option("--out", export_path, "output file (.json)")->required();
 
+  // hooke sweep
+  hooke::SweepCommandOptions sweep;
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep", "classify a dt x stiffness grid per integrator: CSV, heatmaps and a table");
+  hooke::addSceneFlags(sweep_cmd, &sweep.scene);
+  hooke::addSweepOptions(sweep_cmd, &sweep);
+
 #if HOOKE_HAVE_RENDER
   // hooke render
   hooke::RenderCommandOptions render;
@@ -97,6 +105,7 @@ int main(int argc, char** argv) {
 
   if (*run_cmd) return hooke::runCommand(run);
   if (*export_cmd) return hooke::exportSceneCommand(export_scene, export_path);
+  if (*sweep_cmd) return hooke::sweepCommand(sweep);
 #if HOOKE_HAVE_RENDER
   if (*render_cmd) return hooke::renderCommand(render);
 #endif
