@@ -1,14 +1,17 @@
-// The CUDA backend: device selection, memory plan, load/update, the three integrators' launch
-// sequences and read-back (kernels in step_kernels.cu and pcg_kernels.cu). Every CUDA call is
-// checked and its error returned as a Status; nothing here exits, aborts or throws.
+// The CUDA backend: device selection, memory plan, load/update, every integrator's launch
+// sequence and read-back (kernels in step_kernels.cu, newton_kernels.cu and pcg_kernels.cu). Every
+// CUDA call is checked and its error returned as a Status; nothing here exits, aborts or throws.
 #include "cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -81,9 +84,17 @@ struct Buffers {
   void* p = nullptr;
   void* p2 = nullptr;  // the whole-CG paths' second direction buffer
   void* q = nullptr;
-  float3* external = nullptr;  // (particles) packed
-  float3* visual = nullptr;    // (particles) packed
-  double* partials = nullptr;  // (3 × partial_stride)
+  // newton and bdf2: BDF2's base point x̂, v̂, and a third state pair for the line search's trial
+  // states (the iterate and the trial alternate between it and the step's output pair)
+  void* base_x = nullptr;
+  void* base_v = nullptr;
+  void* x_spare = nullptr;
+  void* v_spare = nullptr;
+  float3* external = nullptr;         // (particles) packed
+  float3* visual = nullptr;           // (particles) packed
+  double* partials = nullptr;         // (3 × partial_stride)
+  double* newton_partials = nullptr;  // (kNewtonSums × partial_stride)
+  double* newton_sums = nullptr;      // (kNewtonSums) their totals
   CgScalars* scalars = nullptr;
   size_t total_bytes = 0;
 };
@@ -125,9 +136,16 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
   b.p = take(particles * vec);
   b.p2 = take(particles * vec);
   b.q = take(particles * vec);
+  b.base_x = take(particles * vec);
+  b.base_v = take(particles * vec);
+  b.x_spare = take(particles * vec);
+  b.v_spare = take(particles * vec);
   b.external = static_cast<float3*>(take(particles * sizeof(float3)));
   b.visual = static_cast<float3*>(take(particles * sizeof(float3)));
   b.partials = static_cast<double*>(take(3 * partial_stride * sizeof(double)));
+  b.newton_partials =
+      static_cast<double*>(take(cuda::kNewtonSums * partial_stride * sizeof(double)));
+  b.newton_sums = static_cast<double*>(take(cuda::kNewtonSums * sizeof(double)));
   b.scalars = static_cast<CgScalars*>(take(sizeof(CgScalars)));
   b.total_bytes = alignUp(offset, kAlignment);
   return b;
@@ -185,10 +203,7 @@ class CudaBackend final : public Backend {
   Status load(const Model& model, const State& state) override;
   Status updateModel(const Model& model) override;
   void setSettings(const SolverSettings& settings) override { settings_ = settings; }
-  bool supports(Integrator integrator) const override {
-    return integrator == Integrator::kExplicit || integrator == Integrator::kSymplectic ||
-           integrator == Integrator::kImplicit;
-  }
+  bool supports(Integrator) const override { return true; }
   Status step(float h, std::span<const glm::vec3> external, StepStats* stats) override;
   void writeVisual(float alpha, std::span<glm::vec3> out) const override;
   void readState(State* out) const override;
@@ -210,6 +225,11 @@ class CudaBackend final : public Backend {
   Status downloadVectors(const void* device, size_t count, glm::vec3* host) const;
   Status stepExplicit(float h, bool symplectic, const float3* external, StepStats* stats);
   Status stepImplicit(float h, const float3* external, StepStats* stats);
+  Status stepNewton(float beta, bool bdf2, const float3* external, StepStats* stats);
+  Status solveCg(int start_count, CgResult* out);
+  Status evalNewton(const void* x, const void* v, const void* base_v, const float3* external,
+                    const void* delta, float beta);
+  Status injectFault();
   Status choosePath(size_t particles);
   Status setL2Window(bool on);
   Status record(int event);
@@ -224,8 +244,10 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[4] = {nullptr, nullptr, nullptr, nullptr};
   CgScalars* host_scalars_ = nullptr;  // pinned
+  double* host_newton_ = nullptr;      // pinned, kNewtonSums: the last evalNewton's totals
   KernelShape step_shapes_[cuda::kStepKernelCount];
   KernelShape cg_shapes_[cuda::kCgKernelCount];
+  KernelShape newton_shapes_[cuda::kNewtonKernelCount];
 
   // the loaded model
   bool loaded_ = false;
@@ -240,9 +262,16 @@ class CudaBackend final : public Backend {
   Reduction reduction_;
   Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
   Launch apply_, update_, direction_;
+  Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
+  Reduction newton_reduction_;
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
   size_t l2_window_bytes_ = 0;
   cuda::CudaPcg pcg_;
+  // bdf2 (as CpuBackend): the state one step back is usable when the last step succeeded with
+  // the same h; otherwise bdf2 starts with a backward-Euler step
+  bool history_valid_ = false;
+  float history_h_ = 0.0f;
+  int64_t steps_since_load_ = 0;  // counted only for CudaOptions::fault_at_step
 
   // whole-CG paths (items 10, 11): shapes from init, the path and launch chosen at load
   bool one_block_ok_ = false, grid_ok_ = false;
@@ -264,6 +293,7 @@ CudaBackend::~CudaBackend() {
   }
   if (stream_) cudaStreamDestroy(stream_);
   if (host_scalars_) cudaFreeHost(host_scalars_);
+  if (host_newton_) cudaFreeHost(host_newton_);
   cudaGetLastError();
 }
 
@@ -285,11 +315,18 @@ Status CudaBackend::init() {
   if (options_.check_interval < 1) {
     return Status::error("CudaOptions::check_interval must be at least 1");
   }
+  if (options_.fault_at_step < 0) {
+    return Status::error("CudaOptions::fault_at_step must be 0 (off) or a step number");
+  }
   cudaError_t step =
       cuda::queryStepKernels(options_.float4_layout, options_.prefer_l1, step_shapes_);
-  cudaError_t cg = step == cudaSuccess ? cuda::queryCgKernels(options_.float4_layout,
-                                                              options_.prefer_l1, cg_shapes_)
-                                       : step;
+  cudaError_t newton =
+      step == cudaSuccess
+          ? cuda::queryNewtonKernels(options_.float4_layout, options_.prefer_l1, newton_shapes_)
+          : step;
+  cudaError_t cg = newton == cudaSuccess ? cuda::queryCgKernels(options_.float4_layout,
+                                                                options_.prefer_l1, cg_shapes_)
+                                         : newton;
   if (cg != cudaSuccess) {
     cudaGetLastError();
     if (cg == cudaErrorNoKernelImageForDevice || cg == cudaErrorInvalidDeviceFunction ||
@@ -323,6 +360,9 @@ Status CudaBackend::init() {
     HOOKE_CUDA_TRY(cudaEventCreate(&event));
   HOOKE_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&host_scalars_), sizeof(CgScalars)));
   *host_scalars_ = CgScalars{};
+  HOOKE_CUDA_TRY(
+      cudaMallocHost(reinterpret_cast<void**>(&host_newton_), cuda::kNewtonSums * sizeof(double)));
+  std::fill(host_newton_, host_newton_ + cuda::kNewtonSums, 0.0);
   return Status::ok();
 }
 
@@ -473,20 +513,30 @@ Status CudaBackend::load(const Model& model, const State& state) {
   apply_ = launchFor(cg_shapes_[cuda::kApplyKernel], n);
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
+  spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);
+  particle_prepare_newton_ = launchFor(step_shapes_[cuda::kParticlePrepareNewtonKernel], n);
+  newton_eval_ = launchFor(newton_shapes_[cuda::kNewtonEvalKernel], std::max(n, springs));
+  newton_trial_ = launchFor(newton_shapes_[cuda::kNewtonTrialKernel], n);
+  bdf2_base_ = launchFor(newton_shapes_[cuda::kBdf2BaseKernel], n);
   HOOKE_TRY(choosePath(n));
   const int whole_grid = path_ == CgPath::kGrid ? whole_launch_.grid : 1;
   const size_t stride =
-      size_t(std::max({particle_prepare_.grid, apply_.grid, update_.grid, whole_grid}));
+      size_t(std::max({particle_prepare_.grid, apply_.grid, update_.grid, whole_grid,
+                       particle_prepare_newton_.grid, newton_eval_.grid}));
 
-  const Buffers plan = layoutBuffers(0, n, springs, options_.float4_layout, stride);
+  // the whole plan against the free memory before anything is allocated, with a headroom for the
+  // context, graphs and other users of the device
+  const size_t needed = cudaModelBytes(n, springs, options_.float4_layout, stride);
   size_t free_bytes = 0, total_bytes = 0;
   HOOKE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const size_t reserve = std::max(32 * kMiB, total_bytes / 100);  // context, graphs, other users
-  if (plan.total_bytes + reserve > free_bytes) {
-    return Status::error("the scene needs " + mib(plan.total_bytes) + " of device memory; " +
-                         mib(free_bytes) + " of " + mib(total_bytes) + " are free on " +
-                         props_.name);
+  const size_t reserve = std::max(32 * kMiB, total_bytes / 100);
+  if (needed + reserve > free_bytes) {
+    return Status::error("the scene needs " + mib(needed + reserve) + " of device memory, " +
+                         mib(free_bytes) + " free on " + props_.name + " (" + mib(needed) +
+                         " of buffers for " + std::to_string(n) + " particles and " +
+                         std::to_string(springs) + " springs)");
   }
+  const Buffers plan = layoutBuffers(0, n, springs, options_.float4_layout, stride);
   cudaError_t allocated = cudaMalloc(&arena_, plan.total_bytes);
   if (allocated != cudaSuccess) {
     cudaGetLastError();
@@ -534,6 +584,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block_na, b.block_b, b.diag, b.inv_diag};
   vectors_ = CgVectors{b.dv, b.r, b.z, b.p, b.q};
   reduction_ = Reduction{b.partials, static_cast<int>(stride)};
+  newton_reduction_ = Reduction{b.newton_partials, static_cast<int>(stride)};
 
   // L2 persisting window over CG's read-only data (item 6): rounded up to 128 KiB, capped at the
   // device's persisting maximum, its largest window and a quarter of L2. Unsupported: go without.
@@ -572,6 +623,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   spring_ends_ = model.spring_ends;
   pinned_ = model.pinned;
   current_ = 0;
+  history_valid_ = false;
+  steps_since_load_ = 0;
   loaded_ = true;
   return Status::ok();
 }
@@ -655,8 +708,16 @@ Status CudaBackend::step(float h, std::span<const glm::vec3> external, StepStats
   if (!external.empty() && external.size() != particles_) {
     return Status::error("external forces: expected one per particle");
   }
-  if (particles_ == 0) return Status::ok();
   HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
+  if (options_.fault_at_step > 0 && ++steps_since_load_ == options_.fault_at_step) {
+    return injectFault();
+  }
+  if (particles_ == 0) return Status::ok();
+
+  // BDF2 needs the state one equal step back; otherwise (first step, or h changed) it starts with
+  // a backward-Euler step (CpuBackend::step)
+  const bool bdf2 = settings_.integrator == Integrator::kBdf2 && history_valid_ && history_h_ == h;
+  history_valid_ = false;  // until this step has succeeded
 
   const float3* device_external = nullptr;
   if (!external.empty()) {
@@ -666,18 +727,41 @@ Status CudaBackend::step(float h, std::span<const glm::vec3> external, StepStats
     device_external = buffers_.external;
   }
   current_ ^= 1;  // previous <- current, without a copy: the new state goes to the other buffers
+  Status done = Status::error("unknown integrator");
   switch (settings_.integrator) {
     case Integrator::kExplicit:
-      return stepExplicit(h, false, device_external, &s);
+      done = stepExplicit(h, false, device_external, &s);
+      break;
     case Integrator::kSymplectic:
-      return stepExplicit(h, true, device_external, &s);
+      done = stepExplicit(h, true, device_external, &s);
+      break;
     case Integrator::kImplicit:
-      return stepImplicit(h, device_external, &s);
+      done = stepImplicit(h, device_external, &s);
+      break;
     case Integrator::kNewton:
+      done = stepNewton(h, false, device_external, &s);
+      break;
     case Integrator::kBdf2:
-      break;  // refused above (supports)
+      // x1 = x̂ + (2h/3) v1,  M (v1 − v̂) = (2h/3) f(x1, v1)
+      done = bdf2 ? stepNewton(2.0f * h / 3.0f, true, device_external, &s)
+                  : stepNewton(h, false, device_external, &s);
+      break;
   }
-  return Status::error("unknown integrator");
+  if (done) {
+    history_valid_ = true;
+    history_h_ = h;
+  }
+  return done;
+}
+
+// CudaOptions::fault_at_step: a launch the runtime refuses (invalid configuration), reported
+// through the same path as any failed CUDA call. Nothing ran, so the state is untouched.
+Status CudaBackend::injectFault() {
+  const std::string call = "a kernel launch injected at step " + std::to_string(steps_since_load_) +
+                           " by CudaOptions::fault_at_step";
+  const cudaError_t error = cuda::launchInvalidConfiguration(stream_);
+  if (error != cudaSuccess) return cuda::cudaStatus(error, call.c_str(), __FILE__, __LINE__);
+  return Status::error(call + " was expected to fail and did not");
 }
 
 Status CudaBackend::stepExplicit(float h, bool symplectic, const float3* external,
@@ -778,6 +862,160 @@ Status CudaBackend::stepImplicit(float h, const float3* external, StepStats* sta
   return Status::ok();
 }
 
+// The CG solve of a system the prepare kernels have just set up (start_count partial sums), on the
+// loaded path, with the L2 window around it; returns once the result is on the host.
+Status CudaBackend::solveCg(int start_count, CgResult* out) {
+  HOOKE_TRY(setL2Window(true));
+  Status solved = Status::ok();
+  if (path_ != CgPath::kLaunches) {
+    solved = whole_.solve(start_count, settings_.tolerance, settings_.max_iterations);
+    const cudaError_t synced = solved ? cudaStreamSynchronize(stream_) : cudaSuccess;
+    if (synced != cudaSuccess) {
+      solved = cuda::cudaStatus(synced, "cudaStreamSynchronize(stream_)", __FILE__, __LINE__);
+    }
+    if (solved) whole_.result(out);
+  } else {
+    solved = pcg_.solve(start_count, settings_.tolerance, settings_.max_iterations, out);
+  }
+  Status reset = setL2Window(false);
+  HOOKE_TRY(solved);
+  return reset;
+}
+
+// The NewtonSum totals at (x, v) into host_newton_: one reduction, one wait.
+Status CudaBackend::evalNewton(const void* x, const void* v, const void* base_v,
+                               const float3* external, const void* delta, float beta) {
+  HOOKE_CUDA_TRY(cuda::launchNewtonEval(newton_eval_, stream_, options_.float4_layout,
+                                        device_model_, x, v, base_v, external, delta, beta,
+                                        newton_reduction_));
+  HOOKE_CUDA_TRY(cuda::launchNewtonFinish(newton_shapes_[cuda::kNewtonFinishKernel].block, stream_,
+                                          newton_reduction_, newton_eval_.grid,
+                                          buffers_.newton_sums));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(host_newton_, buffers_.newton_sums,
+                                 cuda::kNewtonSums * sizeof(double), cudaMemcpyDeviceToHost,
+                                 stream_));
+  HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+  return Status::ok();
+}
+
+// Solves M (v1 − v̂) = β f(x̂ + β v1, v1) for v1 by Newton's method and sets x1 = x̂ + β v1, the
+// algorithm of CpuBackend::stepNewton step by step (see there for the equations). The base point
+// is the state before the step (newton, bdf2's first step) or BDF2's x̂ = (4 x_n − x_{n−1}) / 3.
+// Each iterate k: the prepare kernels build (M − β D_k − β² K_k) δ = β (f_k + K_k d_k) − M (v_k −
+// v̂) at (x_k, v_k) with d_k = x̂ + β v_k − x_k; CG solves it on the loaded path; one reduction gives
+// g(v_k)·δ and Φ(x_k, v_k) (at k = 1, the convergence scale β |M g + f0|); the Armijo line search
+// tries v_k + α δ, one reduction of Φ and |g| per trial; the host reads those few doubles and
+// branches exactly as the CPU does. Trial states alternate between the output pair x[cur] and the
+// spare pair, so the iterate is never overwritten while it is still needed.
+Status CudaBackend::stepNewton(float beta, bool bdf2, const float3* external, StepStats* stats) {
+  const int prev = current_ ^ 1, cur = current_;
+  const bool f4 = options_.float4_layout;
+  const size_t vector_bytes = size_t(particles_) * (f4 ? sizeof(float4) : sizeof(float3));
+  if (bdf2) {
+    // x[cur] still holds x_{n−1}: the pair this step is about to overwrite
+    HOOKE_CUDA_TRY(cuda::launchBdf2Base(bdf2_base_, stream_, f4, particles_, buffers_.x[prev],
+                                        buffers_.v[prev], buffers_.x[cur], buffers_.v[cur],
+                                        buffers_.base_x, buffers_.base_v));
+  }
+  const void* base_x = bdf2 ? buffers_.base_x : buffers_.x[prev];
+  const void* base_v = bdf2 ? buffers_.base_v : buffers_.v[prev];
+  void* trial_x[2] = {buffers_.x[cur], buffers_.x_spare};
+  void* trial_v[2] = {buffers_.v[cur], buffers_.v_spare};
+  const void* xk = buffers_.x[prev];  // the iterate starts at the current state
+  const void* vk = buffers_.v[prev];
+  int next = 0;  // the trial pair the next line search writes
+
+  double scale = 0.0;
+  double residual = std::numeric_limits<double>::infinity();
+  double previous_residual = residual;
+  bool cg_converged = true;
+  int iteration = 0;
+  while (iteration < settings_.newton_max_iterations) {
+    // the linear system at (x_k, v_k)
+    HOOKE_TRY(record(0));
+    if (springs_ > 0) {
+      HOOKE_CUDA_TRY(cuda::launchSpringPrepare(spring_prepare_newton_, stream_, f4, device_model_,
+                                               xk, vk, system_, beta, base_x));
+    }
+    HOOKE_CUDA_TRY(cuda::launchParticlePrepare(
+        particle_prepare_newton_, stream_, f4, device_model_, vk, external, system_, vectors_,
+        reduction_, beta, options_.block_jacobi, /*warm_start=*/false, base_v));
+    HOOKE_TRY(record(1));
+    CgResult cg;
+    HOOKE_TRY(solveCg(particle_prepare_newton_.grid, &cg));
+    HOOKE_TRY(record(2));
+    stats->cg_iterations += cg.iterations;
+    stats->cg_residual = std::max(stats->cg_residual, cg.residual);
+    cg_converged = cg_converged && cg.converged;
+    ++iteration;
+
+    // g(v_k)·δ and Φ(x_k, v_k) for the line search; at the first iterate (x_k, v_k) is the state
+    // at the start of the step, where the convergence scale is taken
+    HOOKE_TRY(evalNewton(xk, vk, base_v, external, vectors_.dv, beta));
+    if (iteration == 1) scale = double(beta) * std::sqrt(host_newton_[cuda::kLoadSquared]);
+    const double slope = iteration > 1 ? host_newton_[cuda::kGradientDelta] : 0.0;
+    const double merit_now = iteration > 1 ? host_newton_[cuda::kMerit] : 0.0;
+
+    // backtracking (Armijo) line search on Φ, as the CPU: the first iterate is taken whole;
+    // Φ(v + α δ) <= Φ(v) + 10⁻⁴ α g·δ, halving α at most 6 times; a predicted decrease below Φ's
+    // rounding takes the step
+    float alpha = 1.0f;
+    bool evaluated = false;  // host_newton_ holds the sums at the accepted trial
+    for (int halving = 0;; ++halving) {
+      HOOKE_CUDA_TRY(cuda::launchNewtonTrial(newton_trial_, stream_, f4, particles_, vk,
+                                             vectors_.dv, base_x, trial_x[next], trial_v[next],
+                                             alpha, beta));
+      if (iteration == 1 || halving == 6 || !(slope < -1e-6 * std::abs(merit_now))) break;
+      HOOKE_TRY(evalNewton(trial_x[next], trial_v[next], base_v, external, nullptr, beta));
+      evaluated = true;
+      if (host_newton_[cuda::kMerit] <= merit_now + 1e-4 * alpha * slope) break;
+      evaluated = false;
+      alpha *= 0.5f;
+    }
+    // the residual at the accepted state
+    if (!evaluated) {
+      HOOKE_TRY(evalNewton(trial_x[next], trial_v[next], base_v, external, nullptr, beta));
+    }
+    residual = std::sqrt(host_newton_[cuda::kGradientSquared]);
+    xk = trial_x[next];
+    vk = trial_v[next];
+    next ^= 1;
+    HOOKE_TRY(record(3));
+    if (options_.timing) {
+      HOOKE_CUDA_TRY(cudaEventSynchronize(events_[3]));
+      double ms = 0.0;
+      HOOKE_TRY(elapsed(0, 1, &ms));
+      stats->force_ms += ms;
+      HOOKE_TRY(elapsed(1, 2, &ms));
+      stats->solve_ms += ms;
+      HOOKE_TRY(elapsed(2, 3, &ms));
+      stats->commit_ms += ms;
+    }
+    if (newtonDone(iteration, residual, previous_residual, settings_.newton_tolerance * scale)) {
+      break;
+    }
+    previous_residual = residual;
+  }
+  if (iteration == 0) {
+    // no iteration allowed: the state stays; the scale is still reported as the CPU does
+    HOOKE_TRY(evalNewton(xk, vk, base_v, external, nullptr, beta));
+    scale = double(beta) * std::sqrt(host_newton_[cuda::kLoadSquared]);
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.x[cur], buffers_.x[prev], vector_bytes,
+                                   cudaMemcpyDeviceToDevice, stream_));
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.v[cur], buffers_.v[prev], vector_bytes,
+                                   cudaMemcpyDeviceToDevice, stream_));
+    HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+  } else if (xk == buffers_.x_spare) {
+    // the last iterate is in the spare pair: it becomes the output pair, without a copy
+    std::swap(buffers_.x[cur], buffers_.x_spare);
+    std::swap(buffers_.v[cur], buffers_.v_spare);
+  }
+  stats->newton_iterations = iteration;
+  stats->newton_residual = scale > 0.0 ? static_cast<float>(residual / scale) : 0.0f;
+  stats->cg_converged = cg_converged;
+  return Status::ok();
+}
+
 void CudaBackend::writeVisual(float alpha, std::span<glm::vec3> out) const {
   const size_t count = std::min(out.size(), size_t(particles_));
   if (!loaded_ || count == 0) return;
@@ -868,13 +1106,35 @@ bool cudaVisualSource(const Backend& backend, CudaVisualSource* out) {
   return cuda != nullptr && cuda->visualSource(out);
 }
 
+size_t cudaModelBytes(size_t particles, size_t springs, bool float4_layout,
+                      size_t reduction_blocks) {
+  return layoutBuffers(0, particles, springs, float4_layout, std::max<size_t>(1, reduction_blocks))
+      .total_bytes;
+}
+
 std::unique_ptr<Backend> createCudaBackend(const CudaOptions& options, std::string* why_not) {
   std::string reason;
   if (!deviceUsable(options.device, &reason)) {
     if (why_not) *why_not = reason;
     return nullptr;
   }
-  auto backend = std::make_unique<CudaBackend>(options);
+  CudaOptions resolved = options;
+  const char* fault = std::getenv("HOOKE_CUDA_FAULT_AT_STEP");
+  if (resolved.fault_at_step == 0 && fault && *fault) {
+    // the test hook's environment form: a whole number, 0 = off
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(fault, &end, 10);
+    if (*end != '\0' || errno != 0 || value < 0 || value > std::numeric_limits<int>::max()) {
+      if (why_not) {
+        *why_not = std::string("HOOKE_CUDA_FAULT_AT_STEP must be a step number (0 = off), got '") +
+                   fault + "'";
+      }
+      return nullptr;
+    }
+    resolved.fault_at_step = static_cast<int>(value);
+  }
+  auto backend = std::make_unique<CudaBackend>(resolved);
   Status ready = backend->init();
   if (!ready) {
     if (why_not) *why_not = ready.message();

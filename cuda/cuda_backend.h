@@ -52,6 +52,14 @@ struct CudaOptions {
   // size), 5 (__ldg on read-only data), 7 (branchless pinned masks), 8 (warp-shuffle
   // reductions). 0: none.
   int ablate_static = 0;
+
+  // Test hook for reliability tests, not a setting: when N > 0, the N-th step() after each load()
+  // fails with a real CUDA error (a kernel launch with an invalid configuration, refused before
+  // anything runs), returned as a Status naming it; the state stays as it was, later steps run
+  // normally and the backend stays usable and destructible. 0: off. When 0, createCudaBackend
+  // takes N from the environment variable HOOKE_CUDA_FAULT_AT_STEP (so the app and the CLI can be
+  // tested the same way); a value there that is not a whole number >= 0 makes the factory refuse.
+  int fault_at_step = 0;
 };
 
 // What the factory found about a device, for logs, the UI and benchmark records.
@@ -88,6 +96,15 @@ bool cudaVisualSource(const Backend& backend, CudaVisualSource* out);
 bool cudaCgPath(const Backend& backend, CgPath* out);
 
 const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
+
+// Device memory load() allocates for a model of this size: every buffer of the explicit, implicit,
+// newton and bdf2 steps and of CG, in one arena of 256-byte aligned pieces, with block reductions
+// over at most `reduction_blocks` blocks (a device-dependent count: blocks per multiprocessor ×
+// multiprocessors at most). The CUDA context and graphs come on top; load() refuses a model whose
+// arena plus a headroom for those does not fit in the device's free memory, with a one-line
+// "needs X MiB of device memory, Y MiB free" message.
+size_t cudaModelBytes(size_t particles, size_t springs, bool float4_layout,
+                      size_t reduction_blocks);
 
 // A CUDA backend, or nullptr with a one-line reason in *why_not (no device, driver too old, no
 // kernel image for this GPU, out of memory...). Never aborts the process.

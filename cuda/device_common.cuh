@@ -108,6 +108,17 @@ __device__ __forceinline__ Incident incident(const int2* __restrict__ adjacency,
   return out;
 }
 
+// f_i = m_i g − c_air v_i + e_i   (e: external input, may be absent)
+__device__ __forceinline__ glm::vec3 bodyForce(const DeviceModel& m, float mass, glm::vec3 v,
+                                               const float3* __restrict__ external, uint32_t i) {
+  glm::vec3 f = mass * m.gravity - m.drag * v;
+  if (external) {
+    const float* e = reinterpret_cast<const float*>(external + i);
+    f += glm::vec3(__ldg(e), __ldg(e + 1), __ldg(e + 2));
+  }
+  return f;
+}
+
 __device__ __forceinline__ uint32_t firstIndex() {
   return blockIdx.x * blockDim.x + threadIdx.x;
 }

@@ -97,6 +97,8 @@ enum StepKernelId {
   kParticlePrepareKernel,
   kCommitKernel,
   kVisualKernel,
+  kSpringPrepareNewtonKernel,  // the prepare kernels for a Newton iterate (base_x, base_v given)
+  kParticlePrepareNewtonKernel,
   kStepKernelCount
 };
 
@@ -108,17 +110,22 @@ cudaError_t launchExplicit(Launch launch, cudaStream_t stream, bool float4_layou
                            const DeviceModel& model, const void* x0, const void* v0, void* x1,
                            void* v1, const float3* external, float h, bool symplectic);
 
+// base_x null: the implicit step's system at (x0, v0). base_x given: a Newton iterate's, h = β,
+// (x0, v0) = (x_k, v_k), offset d = x̂ + β v_k − x_k (see springPrepareKernel).
 cudaError_t launchSpringPrepare(Launch launch, cudaStream_t stream, bool float4_layout,
                                 const DeviceModel& model, const void* x0, const void* v0,
-                                const DeviceSystem& system, float h);
+                                const DeviceSystem& system, float h, const void* base_x = nullptr);
 
 // Also starts CG: Δv = 0 and r = b, or (warm_start) Δv as the last solve left it and
 // r = b − A Δv; z = P⁻¹ r, p = z, and partial sums of b·b, r·z and r·r. P⁻¹ is the inverse 3×3
-// diagonal block of A (block_jacobi) or the inverse of its diagonal (point Jacobi).
+// diagonal block of A (block_jacobi) or the inverse of its diagonal (point Jacobi). base_v given
+// (a Newton iterate, after launchSpringPrepare with base_x): b −= M (v0 − base_v) at free
+// particles.
 cudaError_t launchParticlePrepare(Launch launch, cudaStream_t stream, bool float4_layout,
                                   const DeviceModel& model, const void* v0, const float3* external,
                                   const DeviceSystem& system, const CgVectors& cg,
-                                  Reduction reduction, float h, bool block_jacobi, bool warm_start);
+                                  Reduction reduction, float h, bool block_jacobi, bool warm_start,
+                                  const void* base_v = nullptr);
 
 cudaError_t launchCommit(Launch launch, cudaStream_t stream, bool float4_layout, uint32_t particles,
                          const void* x0, const void* v0, const void* dv, void* x1, void* v1,
@@ -126,6 +133,52 @@ cudaError_t launchCommit(Launch launch, cudaStream_t stream, bool float4_layout,
 
 cudaError_t launchVisual(Launch launch, cudaStream_t stream, bool float4_layout, uint32_t particles,
                          const void* previous, const void* current, float3* out, float alpha);
+
+// ---- newton_kernels.cu: the Newton iterations of newton and bdf2 (CpuBackend::stepNewton) ----
+enum NewtonKernelId {
+  kNewtonEvalKernel,
+  kNewtonTrialKernel,
+  kBdf2BaseKernel,
+  kNewtonFinishKernel,
+  kNewtonKernelCount
+};
+
+cudaError_t queryNewtonKernels(bool float4_layout, bool prefer_l1,
+                               KernelShape out[kNewtonKernelCount]);
+
+// The sums a Newton iterate branches on, in kNewtonSums partials per block (Reduction rows):
+enum NewtonSum {
+  kGradientSquared,  // |g|², g = M (v − v̂) − β f(x, v) over free particles
+  kGradientDelta,    // g·δ (0 without δ)
+  kLoadSquared,      // Σ |m g_gravity + f(x, v)|² over free particles (the convergence scale)
+  kMerit,            // Φ(x, v), CpuBackend::merit
+  kNewtonSums
+};
+
+// Partial sums of NewtonSum at (x, v) for base velocity v̂ = base_v and step β; delta may be null.
+cudaError_t launchNewtonEval(Launch launch, cudaStream_t stream, bool float4_layout,
+                             const DeviceModel& model, const void* x, const void* v,
+                             const void* base_v, const float3* external, const void* delta,
+                             float beta, Reduction reduction);
+
+// One block: out[k] = Σ of count partials of sum k, k < kNewtonSums, in a fixed order.
+cudaError_t launchNewtonFinish(int threads, cudaStream_t stream, Reduction reduction, int count,
+                               double* out);
+
+// The line search's trial: v_t = v + α δ, x_t = x̂ + β v_t.
+cudaError_t launchNewtonTrial(Launch launch, cudaStream_t stream, bool float4_layout,
+                              uint32_t particles, const void* v, const void* delta,
+                              const void* base_x, void* x_out, void* v_out, float alpha,
+                              float beta);
+
+// BDF2's base point from the last two states: x̂ = (4 x_n − x_{n−1}) / 3, v̂ likewise.
+cudaError_t launchBdf2Base(Launch launch, cudaStream_t stream, bool float4_layout,
+                           uint32_t particles, const void* x_n, const void* v_n,
+                           const void* x_before, const void* v_before, void* base_x, void* base_v);
+
+// A launch that fails with cudaErrorInvalidConfiguration (a block of zero threads) and runs
+// nothing: CudaOptions::fault_at_step's real CUDA error.
+cudaError_t launchInvalidConfiguration(cudaStream_t stream);
 
 // ---- pcg_kernels.cu ----
 enum CgKernelId { kApplyKernel, kUpdateKernel, kDirectionKernel, kFinishKernel, kCgKernelCount };

@@ -10,17 +10,6 @@ namespace hooke::cuda {
 
 namespace {
 
-// f_i = m_i g − c_air v_i + e_i   (e: external input, may be absent)
-__device__ __forceinline__ glm::vec3 bodyForce(const DeviceModel& m, float mass, glm::vec3 v,
-                                               const float3* __restrict__ external, uint32_t i) {
-  glm::vec3 f = mass * m.gravity - m.drag * v;
-  if (external) {
-    const float* e = reinterpret_cast<const float*>(external + i);
-    f += glm::vec3(__ldg(e), __ldg(e + 1), __ldg(e + 2));
-  }
-  return f;
-}
-
 // Explicit and symplectic Euler in one launch, reading (x0, v0) and writing (x1, v1):
 //   f_i = m_i g − c_air v_i + e_i + Σ_{s ∋ i} ±f_s,  f_s = k (l − L) n + c ((v_j − v_i)·n) n
 //   (+ at the spring's i end, − at its j end)
@@ -60,10 +49,13 @@ __global__ void __launch_bounds__(kHeavyThreads)
 //   K = k [n nᵀ + max(0, 1 − L/l)(I − n nᵀ)],  D = c n nᵀ
 //   S = h D + h² K = a n nᵀ + b I
 //   kv = h² K (v_i − v_j)   (the h² ∂f/∂x v0 term of b, as seen from end i)
-template <bool F4>
+// kNewton (a Newton iterate of newton and bdf2, h = β, (x0, v0) = (x_k, v_k)): the offset
+//   d = x̂ + β v_k − x_k replaces v0 and kv = β K (d_i − d_j)   (CpuBackend::stepNewton)
+template <bool F4, bool kNewton>
 __global__ void __launch_bounds__(kHeavyThreads)
     springPrepareKernel(DeviceModel m, const Vec<F4>* __restrict__ x0,
-                        const Vec<F4>* __restrict__ v0, DeviceSystem sys, float h) {
+                        const Vec<F4>* __restrict__ v0, DeviceSystem sys, float h,
+                        const Vec<F4>* __restrict__ base_x) {
   for (uint32_t s = firstIndex(); s < m.springs; s += gridStride()) {
     const uint2 e = __ldg(m.ends + s);
     const glm::vec3 xi = loadConst(x0, e.x), xj = loadConst(x0, e.y);
@@ -72,7 +64,14 @@ __global__ void __launch_bounds__(kHeavyThreads)
     const SpringForce sf = springForce(xi, xj, vi, vj, rest, k, c);
     const SpringJacobian J = springJacobian(sf.n, sf.length, rest, k, c);
     const SystemBlock S = systemBlock(J, h);
-    const glm::vec3 kv = (h * h) * applyStiffness(J, vi - vj);
+    glm::vec3 kv;
+    if constexpr (kNewton) {
+      const glm::vec3 di = loadConst(base_x, e.x) + h * vi - xi;
+      const glm::vec3 dj = loadConst(base_x, e.y) + h * vj - xj;
+      kv = h * applyStiffness(J, di - dj);
+    } else {
+      kv = (h * h) * applyStiffness(J, vi - vj);
+    }
     sys.spring_force[s] = make_float4(sf.on_i.x, sf.on_i.y, sf.on_i.z, 0.0f);
     sys.spring_kv[s] = make_float4(kv.x, kv.y, kv.z, 0.0f);
     sys.block_na[s] = make_float4(S.n.x, S.n.y, S.n.z, S.a);
@@ -88,11 +87,14 @@ __global__ void __launch_bounds__(kHeavyThreads)
 // and starts CG from Δv = 0: r = b − A·0 = b, or warm (item 12) from the previous step's Δv, left
 // in place: r = b − A Δv with (A Δv)_i = (m_i + h c_air) Δv_i + Σ ±S_s (Δv_{i_s} − Δv_{j_s});
 // then z = P⁻¹ r, p = z, and partial sums of b·b, r·z and r·r.
-template <bool F4>
+// kNewton (h = β, v0 = v_k): b_i −= m_i (v_k,i − v̂_i) at free particles, the Newton residual's
+// inertial term (CpuBackend::stepNewton)
+template <bool F4, bool kNewton>
 __global__ void __launch_bounds__(kHeavyThreads)
     particlePrepareKernel(DeviceModel m, const Vec<F4>* __restrict__ v0,
                           const float3* __restrict__ external, DeviceSystem sys, CgVectors cg,
-                          Reduction reduction, float h, bool block_jacobi, bool warm_start) {
+                          Reduction reduction, float h, bool block_jacobi, bool warm_start,
+                          const Vec<F4>* __restrict__ base_v) {
   double sums[3] = {0.0, 0.0, 0.0};
   const Vec<F4>* guess = static_cast<const Vec<F4>*>(cg.dv);  // read only when warm_start
   for (uint32_t i = firstIndex(); i < m.particles; i += gridStride()) {
@@ -132,6 +134,10 @@ __global__ void __launch_bounds__(kHeavyThreads)
       }
     }
     b = pinned ? glm::vec3(0.0f) : b;
+    if constexpr (kNewton) {
+      const glm::vec3 inertia = mass * (vi - loadConst(base_v, i));
+      b = pinned ? b : b - inertia;
+    }
     const glm::vec3 r = pinned ? glm::vec3(0.0f) : b - a_dv;
     glm::mat3 inverse(0.0f);
     if (block_jacobi) {
@@ -187,11 +193,17 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kStepKernelCount]) {
   cudaError_t e;
   if ((e = queryShape(explicitKernel<F4>, kHeavyThreads, prefer_l1, &out[kExplicitKernel])))
     return e;
-  if ((e = queryShape(springPrepareKernel<F4>, kHeavyThreads, prefer_l1,
+  if ((e = queryShape(springPrepareKernel<F4, false>, kHeavyThreads, prefer_l1,
                       &out[kSpringPrepareKernel])))
     return e;
-  if ((e = queryShape(particlePrepareKernel<F4>, kHeavyThreads, prefer_l1,
+  if ((e = queryShape(particlePrepareKernel<F4, false>, kHeavyThreads, prefer_l1,
                       &out[kParticlePrepareKernel])))
+    return e;
+  if ((e = queryShape(springPrepareKernel<F4, true>, kHeavyThreads, prefer_l1,
+                      &out[kSpringPrepareNewtonKernel])))
+    return e;
+  if ((e = queryShape(particlePrepareKernel<F4, true>, kHeavyThreads, prefer_l1,
+                      &out[kParticlePrepareNewtonKernel])))
     return e;
   if ((e = queryShape(commitKernel<F4>, kLightThreads, prefer_l1, &out[kCommitKernel]))) return e;
   return queryShape(visualKernel<F4>, kLightThreads, prefer_l1, &out[kVisualKernel]);
@@ -219,15 +231,49 @@ cudaError_t launchExplicit(Launch launch, cudaStream_t stream, bool float4_layou
   return cudaGetLastError();
 }
 
+namespace {
+
+template <bool F4>
+void springPrepare(Launch launch, cudaStream_t stream, const DeviceModel& model, const void* x0,
+                   const void* v0, const DeviceSystem& system, float h, const void* base_x) {
+  using V = Vec<F4>;
+  const V* x = static_cast<const V*>(x0);
+  const V* v = static_cast<const V*>(v0);
+  if (base_x) {
+    springPrepareKernel<F4, true><<<launch.grid, launch.block, 0, stream>>>(
+        model, x, v, system, h, static_cast<const V*>(base_x));
+  } else {
+    springPrepareKernel<F4, false>
+        <<<launch.grid, launch.block, 0, stream>>>(model, x, v, system, h, nullptr);
+  }
+}
+
+template <bool F4>
+void particlePrepare(Launch launch, cudaStream_t stream, const DeviceModel& model, const void* v0,
+                     const float3* external, const DeviceSystem& system, const CgVectors& cg,
+                     Reduction reduction, float h, bool block_jacobi, bool warm_start,
+                     const void* base_v) {
+  using V = Vec<F4>;
+  const V* v = static_cast<const V*>(v0);
+  if (base_v) {
+    particlePrepareKernel<F4, true><<<launch.grid, launch.block, 0, stream>>>(
+        model, v, external, system, cg, reduction, h, block_jacobi, warm_start,
+        static_cast<const V*>(base_v));
+  } else {
+    particlePrepareKernel<F4, false><<<launch.grid, launch.block, 0, stream>>>(
+        model, v, external, system, cg, reduction, h, block_jacobi, warm_start, nullptr);
+  }
+}
+
+}  // namespace
+
 cudaError_t launchSpringPrepare(Launch launch, cudaStream_t stream, bool float4_layout,
                                 const DeviceModel& model, const void* x0, const void* v0,
-                                const DeviceSystem& system, float h) {
+                                const DeviceSystem& system, float h, const void* base_x) {
   if (float4_layout) {
-    springPrepareKernel<true><<<launch.grid, launch.block, 0, stream>>>(
-        model, static_cast<const float4*>(x0), static_cast<const float4*>(v0), system, h);
+    springPrepare<true>(launch, stream, model, x0, v0, system, h, base_x);
   } else {
-    springPrepareKernel<false><<<launch.grid, launch.block, 0, stream>>>(
-        model, static_cast<const float3*>(x0), static_cast<const float3*>(v0), system, h);
+    springPrepare<false>(launch, stream, model, x0, v0, system, h, base_x);
   }
   return cudaGetLastError();
 }
@@ -235,16 +281,14 @@ cudaError_t launchSpringPrepare(Launch launch, cudaStream_t stream, bool float4_
 cudaError_t launchParticlePrepare(Launch launch, cudaStream_t stream, bool float4_layout,
                                   const DeviceModel& model, const void* v0, const float3* external,
                                   const DeviceSystem& system, const CgVectors& cg,
-                                  Reduction reduction, float h, bool block_jacobi,
-                                  bool warm_start) {
+                                  Reduction reduction, float h, bool block_jacobi, bool warm_start,
+                                  const void* base_v) {
   if (float4_layout) {
-    particlePrepareKernel<true><<<launch.grid, launch.block, 0, stream>>>(
-        model, static_cast<const float4*>(v0), external, system, cg, reduction, h, block_jacobi,
-        warm_start);
+    particlePrepare<true>(launch, stream, model, v0, external, system, cg, reduction, h,
+                          block_jacobi, warm_start, base_v);
   } else {
-    particlePrepareKernel<false><<<launch.grid, launch.block, 0, stream>>>(
-        model, static_cast<const float3*>(v0), external, system, cg, reduction, h, block_jacobi,
-        warm_start);
+    particlePrepare<false>(launch, stream, model, v0, external, system, cg, reduction, h,
+                           block_jacobi, warm_start, base_v);
   }
   return cudaGetLastError();
 }

@@ -236,6 +236,7 @@ void CpuBackend::stepNewton(float beta, std::span<const glm::vec3> base_x,
   scale = double(beta) * std::sqrt(scale);
 
   double residual = std::numeric_limits<double>::infinity();
+  double previous_residual = residual;
   bool cg_converged = true;
   int iteration = 0;
   while (iteration < settings_.newton_max_iterations) {
@@ -293,7 +294,10 @@ void CpuBackend::stepNewton(float beta, std::span<const glm::vec3> base_x,
     std::swap(x, offset_);
     std::swap(force_, trial_f_);
     stats->commit_ms += msSince(start);
-    if (residual <= settings_.newton_tolerance * scale) break;
+    if (newtonDone(iteration, residual, previous_residual, settings_.newton_tolerance * scale)) {
+      break;
+    }
+    previous_residual = residual;
   }
   stats->newton_iterations = iteration;
   stats->newton_residual = scale > 0.0 ? static_cast<float>(residual / scale) : 0.0f;

@@ -4,97 +4,23 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "cuda/cuda_backend.h"
+#include "cuda/cuda_test_support.h"
 #include "sim/cpu_backend.h"
 #include "sim/scenes.h"
 
 namespace hooke {
 namespace {
 
-constexpr float kH = 0.01f;
-constexpr int kSteps = 100;
-constexpr double kTolerance = 1e-4;  // max |x_gpu − x_cpu| / scene extent
-
-#define HOOKE_CUDA_OR_SKIP(var, options)                                     \
-  std::string var##_why_not;                                                 \
-  std::unique_ptr<Backend> var = createCudaBackend(options, &var##_why_not); \
-  if (!var) GTEST_SKIP() << "no usable CUDA device: " << var##_why_not
-
-struct StepRun {
-  State state;
-  std::vector<StepStats> stats;
-  bool ok = true;
-  std::string error;
-};
-
-StepRun runSteps(Backend& backend, const Scene& scene, const SolverSettings& settings, int steps) {
-  StepRun run;
-  Status loaded = backend.load(scene.model, scene.state);
-  if (!loaded) {
-    run.ok = false;
-    run.error = loaded.message();
-    return run;
-  }
-  backend.setSettings(settings);
-  for (int k = 0; k < steps; ++k) {
-    StepStats s;
-    Status stepped = backend.step(kH, {}, &s);
-    if (!stepped) {
-      run.ok = false;
-      run.error = stepped.message();
-      return run;
-    }
-    run.stats.push_back(s);
-  }
-  backend.readState(&run.state);
-  return run;
-}
-
-double extentOf(const State& state) {
-  glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
-  for (const glm::vec3& x : state.x) {
-    lo = glm::min(lo, x);
-    hi = glm::max(hi, x);
-  }
-  return std::max(1e-6, double(glm::length(hi - lo)));
-}
-
-// max_i |a_i − b_i| / extent; infinity when either is not finite
-double relativeDifference(const State& a, const State& b, double extent) {
-  if (a.x.size() != b.x.size()) return std::numeric_limits<double>::infinity();
-  double worst = 0.0;
-  for (size_t i = 0; i < a.x.size(); ++i) {
-    const double d = double(glm::length(a.x[i] - b.x[i]));
-    if (!std::isfinite(d)) return std::numeric_limits<double>::infinity();
-    worst = std::max(worst, d);
-  }
-  return worst / extent;
-}
-
-bool sameBytes(const State& a, const State& b) {
-  return a.x.size() == b.x.size() && a.v.size() == b.v.size() &&
-         std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(glm::vec3)) == 0 &&
-         std::memcmp(a.v.data(), b.v.data(), a.v.size() * sizeof(glm::vec3)) == 0;
-}
-
-int totalIterations(const StepRun& run) {
-  int sum = 0;
-  for (const StepStats& s : run.stats)
-    sum += s.cg_iterations;
-  return sum;
-}
+using namespace cuda_test;
 
 SolverSettings implicitSettings() {
-  SolverSettings settings;
-  settings.integrator = Integrator::kImplicit;
-  return settings;
+  return settingsFor(Integrator::kImplicit);
 }
 
 Scene sceneNamed(const std::string& name) {
@@ -129,9 +55,9 @@ TEST_P(PathParity, HundredImplicitStepsMatchCpu) {
   const Scene scene = sceneNamed(param.scene);
   const SolverSettings settings = implicitSettings();
   CpuBackend cpu;
-  StepRun expected = runSteps(cpu, scene, settings, kSteps);
+  Trajectory expected = runSteps(cpu, scene, settings, kSteps);
   ASSERT_TRUE(expected.ok) << expected.error;
-  StepRun actual = runSteps(*gpu, scene, settings, kSteps);
+  Trajectory actual = runSteps(*gpu, scene, settings, kSteps);
   ASSERT_TRUE(actual.ok) << actual.error;
   CgPath resolved = CgPath::kAuto;
   ASSERT_TRUE(cudaCgPath(*gpu, &resolved));
@@ -198,19 +124,19 @@ TEST(WholeCgDeterminism, TwoBackendsGiveIdenticalBytes) {
         auto first = createCudaBackend(options, &why_not);
         auto second = createCudaBackend(options, &why_not);
         ASSERT_TRUE(first && second) << why_not;
-        StepRun a = runSteps(*first, scene, settings, 30);
-        StepRun b = runSteps(*second, scene, settings, 30);
+        Trajectory a = runSteps(*first, scene, settings, 30);
+        Trajectory b = runSteps(*second, scene, settings, 30);
         ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
         EXPECT_TRUE(sameBytes(a.state, b.state));
         // and again on the first, reloaded
-        StepRun c = runSteps(*first, scene, settings, 30);
+        Trajectory c = runSteps(*first, scene, settings, 30);
         ASSERT_TRUE(c.ok) << c.error;
         EXPECT_TRUE(sameBytes(a.state, c.state));
         // relaunching every few iterations resumes exactly
         options.whole_cg_interval = 7;
         auto resumed = createCudaBackend(options, &why_not);
         ASSERT_TRUE(resumed) << why_not;
-        StepRun d = runSteps(*resumed, scene, settings, 30);
+        Trajectory d = runSteps(*resumed, scene, settings, 30);
         ASSERT_TRUE(d.ok) << d.error;
         EXPECT_TRUE(sameBytes(a.state, d.state));
         EXPECT_EQ(totalIterations(a), totalIterations(d));
@@ -225,13 +151,13 @@ TEST(WholeCgParity, LargerVolumeMatchesCpu) {
   const Scene volume = makeVolume(24, {});
   const SolverSettings settings = implicitSettings();
   CpuBackend cpu;
-  StepRun expected = runSteps(cpu, volume, settings, 30);
+  Trajectory expected = runSteps(cpu, volume, settings, 30);
   ASSERT_TRUE(expected.ok);
   for (CgPath path : {CgPath::kOneBlock, CgPath::kGrid}) {
     std::string why_not;
     auto gpu = createCudaBackend(onPath(path), &why_not);
     ASSERT_TRUE(gpu) << why_not;
-    StepRun actual = runSteps(*gpu, volume, settings, 30);
+    Trajectory actual = runSteps(*gpu, volume, settings, 30);
     ASSERT_TRUE(actual.ok) << actual.error;
     const double difference =
         relativeDifference(actual.state, expected.state, extentOf(volume.state));
@@ -250,7 +176,7 @@ TEST(WholeCgCap, IsExactAndReportedAsNotConverged) {
   settings.max_iterations = 3;
   settings.tolerance = 1e-7f;
   CpuBackend cpu;
-  StepRun expected = runSteps(cpu, scene, settings, 10);
+  Trajectory expected = runSteps(cpu, scene, settings, 10);
   ASSERT_TRUE(expected.ok);
   for (CgPath path : {CgPath::kOneBlock, CgPath::kGrid}) {
     for (int interval : {0, 1, 2, 5}) {
@@ -263,7 +189,7 @@ TEST(WholeCgCap, IsExactAndReportedAsNotConverged) {
         std::string why_not;
         auto gpu = createCudaBackend(options, &why_not);
         ASSERT_TRUE(gpu) << why_not;
-        StepRun actual = runSteps(*gpu, scene, settings, 10);
+        Trajectory actual = runSteps(*gpu, scene, settings, 10);
         ASSERT_TRUE(actual.ok) << actual.error;
         for (const StepStats& s : actual.stats) {
           EXPECT_EQ(s.cg_iterations, 3);
@@ -296,7 +222,7 @@ TEST(WholeCgWarmStart, ZeroRightHandSideClearsTheGuess) {
     std::string why_not;
     auto gpu = createCudaBackend(options, &why_not);
     ASSERT_TRUE(gpu) << why_not;
-    StepRun first = runSteps(*gpu, moving, implicitSettings(), 5);
+    Trajectory first = runSteps(*gpu, moving, implicitSettings(), 5);
     ASSERT_TRUE(first.ok) << first.error;
     ASSERT_GT(first.stats.back().cg_iterations, 0);
     ASSERT_TRUE(gpu->updateModel(inert).isOk());

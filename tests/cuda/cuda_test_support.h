@@ -1,0 +1,134 @@
+// Shared helpers of the GPU tests (tests/cuda): run a backend for a number of steps, compare
+// trajectories, skip where there is no device. Header-only; every test file includes it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.h"
+#include "sim/backend.h"
+#include "sim/model.h"
+#include "sim/scenes.h"
+
+namespace hooke::cuda_test {
+
+inline constexpr float kH = 0.01f;  // dt = 0.01, skip 0: h = dt
+inline constexpr int kSteps = 100;
+inline constexpr double kTolerance = 1e-4;  // max |x_gpu − x_cpu| / scene extent
+
+// Declares `var`, a CUDA backend made with `options`, or skips the test with the reason.
+#define HOOKE_CUDA_OR_SKIP(var, options)                                     \
+  std::string var##_why_not;                                                 \
+  std::unique_ptr<Backend> var = createCudaBackend(options, &var##_why_not); \
+  if (!var) GTEST_SKIP() << "no usable CUDA device: " << var##_why_not
+
+// The diagonal of the state's bounding box (at least 1e-6).
+inline double extentOf(const State& state) {
+  glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+  for (const glm::vec3& x : state.x) {
+    lo = glm::min(lo, x);
+    hi = glm::max(hi, x);
+  }
+  return std::max(1e-6, double(glm::length(hi - lo)));
+}
+
+inline bool allFinite(const State& state) {
+  for (size_t i = 0; i < state.x.size(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      if (!std::isfinite(state.x[i][c]) || !std::isfinite(state.v[i][c])) return false;
+    }
+  }
+  return true;
+}
+
+// max_i |a_i − b_i| / extent; infinity when the sizes differ or either state is not finite
+inline double relativeDifference(const State& a, const State& b, double extent) {
+  if (a.x.size() != b.x.size() || !allFinite(a) || !allFinite(b)) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double worst = 0.0;
+  for (size_t i = 0; i < a.x.size(); ++i) {
+    worst = std::max(worst, double(glm::length(a.x[i] - b.x[i])));
+  }
+  return worst / extent;
+}
+
+inline bool sameBytes(const State& a, const State& b) {
+  return a.x.size() == b.x.size() && a.v.size() == b.v.size() &&
+         std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(glm::vec3)) == 0 &&
+         std::memcmp(a.v.data(), b.v.data(), a.v.size() * sizeof(glm::vec3)) == 0;
+}
+
+// The result of loading a scene and stepping it: the final state and every step's stats, or the
+// first error.
+struct Trajectory {
+  State state;
+  std::vector<StepStats> stats;
+  bool ok = true;
+  std::string error;
+};
+
+// Loads `scene`, applies `settings` and takes `steps` steps of h with `external` forces (one per
+// particle, or empty).
+inline Trajectory runSteps(Backend& backend, const Scene& scene, const SolverSettings& settings,
+                           int steps, std::span<const glm::vec3> external = {}, float h = kH) {
+  Trajectory run;
+  Status loaded = backend.load(scene.model, scene.state);
+  if (!loaded) {
+    run.ok = false;
+    run.error = loaded.message();
+    return run;
+  }
+  backend.setSettings(settings);
+  for (int k = 0; k < steps; ++k) {
+    StepStats s;
+    Status stepped = backend.step(h, external, &s);
+    if (!stepped) {
+      run.ok = false;
+      run.error = "step " + std::to_string(k) + ": " + stepped.message();
+      return run;
+    }
+    run.stats.push_back(s);
+  }
+  backend.readState(&run.state);
+  return run;
+}
+
+// A material for the newton and bdf2 parity tests on cloth and volume: stiff enough that a step
+// takes several Newton iterations, damped enough that Newton converges within its cap and the
+// trajectory is insensitive to rounding. Measured on the CPU over 100 steps of 0.01 s (cloth 16,
+// volume 8): a 1e-7 perturbation of the start moves the end state by at most 1e-5 of the extent,
+// and Newton tolerances 0.7× and 1.4× the default (different iteration counts in many steps) by
+// at most 6e-5. The default materials are not: Newton hits its cap in most steps and cloth bdf2
+// moves by 3e-3 of its extent under the same 1e-7 perturbation.
+inline Material convergingMaterial() {
+  Material m;
+  m.stiffness = 1000.0f;
+  m.damping = 0.5f;
+  m.drag = 0.05f;
+  return m;
+}
+
+inline SolverSettings settingsFor(Integrator integrator) {
+  SolverSettings settings;
+  settings.integrator = integrator;
+  return settings;
+}
+
+// CG iterations summed over every step.
+inline int totalIterations(const Trajectory& run) {
+  int sum = 0;
+  for (const StepStats& s : run.stats)
+    sum += s.cg_iterations;
+  return sum;
+}
+
+}  // namespace hooke::cuda_test
