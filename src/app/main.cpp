@@ -7,6 +7,7 @@
 
 #include "app/cli_flags.h"
 #include "app/cli_options.h"
+#include "app/evaluate_command.h"
 #include "app/sweep_command.h"
 #if HOOKE_HAVE_RENDER
 #include "app/render_command.h"
@@ -70,6 +71,12 @@ int main(int argc, char** argv) {
   hooke::addSceneFlags(sweep_cmd, &sweep.scene);
   hooke::addSweepOptions(sweep_cmd, &sweep);
 
+  // hooke evaluate
+  hooke::EvaluateOptions evaluate;
+  CLI::App* evaluate_cmd = app.add_subcommand(
+      "evaluate", "validate the integrators: cloth drop, spring1d closed form, explicit limit");
+  hooke::addEvaluateOptions(evaluate_cmd, &evaluate);
+
 #if HOOKE_HAVE_RENDER
   // hooke render
   hooke::RenderCommandOptions render;
@@ -106,6 +113,7 @@ int main(int argc, char** argv) {
   if (*run_cmd) return hooke::runCommand(run);
   if (*export_cmd) return hooke::exportSceneCommand(export_scene, export_path);
   if (*sweep_cmd) return hooke::sweepCommand(sweep);
+  if (*evaluate_cmd) return hooke::evaluateCommand(evaluate);
 #if HOOKE_HAVE_RENDER
   if (*render_cmd) return hooke::renderCommand(render);
 #endif

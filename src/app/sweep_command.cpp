@@ -1,4 +1,5 @@
-// `hooke sweep`: checks the flags, runs the grid's cells on CPU threads, and writes the CSV, the
+// `hooke sweep`: checks the flags, computes (or loads) the converged references, runs the grid's
+// cells on CPU threads (or one at a time on the CUDA backend), and writes the CSV, the
 // heatmaps and the terminal table.
 #include "app/sweep_command.h"
 
@@ -8,12 +9,15 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "app/backend_factory.h"
+#include "app/reference_cache.h"
 #include "app/sweep_heatmap.h"
 #include "io/atomic_file.h"
 #include "sim/sweep.h"
@@ -108,13 +112,38 @@ std::string number(double value) {
 }
 
 // "\r[#####.....] 12/18 cells" on a terminal
-void drawProgress(size_t done, size_t total) {
+void drawProgress(size_t done, size_t total, const char* what) {
   constexpr int kWidth = 30;
   const int filled = int(double(done) / double(total) * kWidth);
   std::string bar(size_t(filled), '#');
   bar.resize(kWidth, '.');
-  std::fprintf(stderr, "\r[%s] %zu/%zu cells", bar.c_str(), done, total);
+  std::fprintf(stderr, "\r[%s] %zu/%zu %s", bar.c_str(), done, total, what);
   std::fflush(stderr);
+}
+
+// Runs task(i) for i in [0, count) on up to `threads` threads, drawing progress on a terminal.
+void runParallel(size_t count, int threads, const char* what,
+                 const std::function<void(size_t)>& task) {
+  if (count == 0) return;
+  std::atomic<size_t> next{0};
+  size_t done = 0;
+  std::mutex progress_mutex;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto worker = [&] {
+    for (size_t i = next++; i < count; i = next++) {
+      task(i);
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      ++done;
+      if (tty) drawProgress(done, count, what);
+    }
+  };
+  std::vector<std::thread> pool;
+  const int workers = std::max(1, std::min<int>(threads, int(count)));
+  for (int t = 0; t < workers; ++t)
+    pool.emplace_back(worker);
+  for (std::thread& t : pool)
+    t.join();
+  if (tty) std::fprintf(stderr, "\n");
 }
 
 }  // namespace
@@ -133,8 +162,18 @@ void addSweepOptions(CLI::App* command, SweepCommandOptions* options) {
   command->add_option("--cells", options->cells, "grid size: DTSxSTIFFNESSES, each 2..64")
       ->capture_default_str();
   command->add_option("--duration", options->duration, "simulated seconds per cell (default 1)");
-  command->add_option("--backend", options->backend, "auto | cpu (cells run on CPU threads)")
+  command
+      ->add_option("--backend", options->backend,
+                   "auto | cpu | cuda (cpu cells run on threads, cuda cells one at a time)")
       ->capture_default_str();
+  command->add_option("--reference-dt", options->reference_dt,
+                      "cloth, volume, files: step of the converged bdf2 reference, s (default: "
+                      "the smallest dt / 4)");
+  command->add_option("--reference-cache", options->reference_cache,
+                      "directory caching reference runs (default ~/.cache/hooke/references; "
+                      "empty: no cache)");
+  command->add_flag("--no-reference", options->no_reference,
+                    "skip the reference (no realism_error or energy_error for cloth and volume)");
   command->add_option("--out", options->out_dir, "output directory (created if missing)")
       ->required();
   command->add_option("--threads", options->threads, "worker threads (default: all cores)");
@@ -180,13 +219,18 @@ int sweepCommand(const SweepCommandOptions& options) {
                                   " steps per cell, more than the cap of 1e6; shorten --duration "
                                   "or raise the --dt-range minimum"));
   }
-  if (options.backend == "cuda") {
-    return badInput(Status::error(
-        "--backend cuda: hooke sweep runs its cells on CPU threads; use auto or cpu"));
-  }
-  if (options.backend != "auto" && options.backend != "cpu") {
+  if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cuda") {
     return badInput(
         Status::error("--backend must be auto, cpu or cuda, got '" + options.backend + "'"));
+  }
+  if (options.reference_dt &&
+      !(std::isfinite(*options.reference_dt) && *options.reference_dt > 0.0 &&
+        *options.reference_dt <= dt_range.lo)) {
+    return badInput(Status::error("--reference-dt must be > 0 and at most the smallest dt (" +
+                                  show(dt_range.lo) + "), got " + show(*options.reference_dt)));
+  }
+  if (options.reference_dt && duration / *options.reference_dt > 1e7) {
+    return badInput(Status::error("--duration / --reference-dt is more than 1e7 reference steps"));
   }
   const int hardware = std::max(1, int(std::thread::hardware_concurrency()));
   const int threads = options.threads.value_or(hardware);
@@ -216,6 +260,18 @@ int sweepCommand(const SweepCommandOptions& options) {
   run.steps = 1;
   RunPlan plan;
   if (Status s = planRun(run, base, &plan); !s) return badInput(s);
+
+  // the backend: cuda must exist; auto uses it when it does, else says why not
+  bool device = false;
+  if (options.backend != "cpu") {
+    BackendChoice probe;
+    if (Status s = createBackend(options.backend, &probe); !s) return badInput(s);
+    device = probe.backend->name() != "cpu";
+    if (!probe.fallback_reason.empty()) {
+      std::fprintf(stderr, "hooke: CUDA not used (%s); running the cells on CPU threads\n",
+                   probe.fallback_reason.c_str());
+    }
+  }
 
   // built-in scenes are rebuilt per stiffness (cloth bending springs get kBendingRatio × k);
   // a file's springs all get k, as --stiffness does
@@ -253,44 +309,67 @@ int sweepCommand(const SweepCommandOptions& options) {
     if (Status s = pngs.back()->open((out_dir / name).string()); !s) return fail(s);
   }
 
-  // the cells, in parallel: each worker takes the next cell index
+  // the grid and, for scenes without a closed form, the converged reference per stiffness
   const std::vector<double> dts = logSpace(dt_range.lo, dt_range.hi, nx);
   const std::vector<double> ks = logSpace(k_range.lo, k_range.hi, ny);
   const std::vector<SweepCell> cells = sweepCells(integrators, dts, ks);
+  const bool want_reference = base.name != "spring1d" && !options.no_reference;
+  std::vector<double> end_times;
+  for (double dt : dts)
+    end_times.push_back(sweepEndTime(dt, duration));
+  std::sort(end_times.begin(), end_times.end());
+  end_times.erase(std::unique(end_times.begin(), end_times.end()), end_times.end());
+  const ReferenceSpec spec =
+      referenceSpec(options.reference_dt.value_or(dt_range.lo / 4.0), plan.settings);
+  const std::string cache_dir = options.reference_cache.value_or(defaultReferenceCacheDir());
+  std::vector<Reference> references(want_reference ? ks.size() : 0);
+  std::vector<std::string> reference_errors(references.size());
+  std::atomic<int> cached{0};
+  runParallel(references.size(), threads, "references", [&](size_t i) {
+    bool hit = false;
+    Status s = cachedReference(cache_dir, factory(ks[i]), end_times, spec, &references[i], &hit);
+    if (!s) reference_errors[i] = s.message();
+    if (hit) ++cached;
+  });
+
+  // the cells: CPU cells in parallel, device cells one at a time (one backend at a time)
   std::vector<CellResult> results(cells.size());
-  std::atomic<size_t> next{0};
-  size_t done = 0;
-  std::mutex progress_mutex;
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  auto worker = [&] {
-    for (size_t i = next++; i < cells.size(); i = next++) {
-      results[i] = runSweepCell(factory, cells[i], duration, plan.settings);
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      ++done;
-      if (tty) drawProgress(done, cells.size());
-    }
-  };
-  std::vector<std::thread> pool;
-  const int workers = std::min<int>(threads, int(cells.size()));
-  for (int t = 0; t < workers; ++t)
-    pool.emplace_back(worker);
-  for (std::thread& t : pool)
-    t.join();
-  if (tty) std::fprintf(stderr, "\n");
+  SweepCellOptions cell_options;
+  if (device) {
+    cell_options.backend = [&](const Scene& scene, Integrator integrator,
+                               std::unique_ptr<Backend>* out, std::string* note) {
+      BackendChoice choice;
+      Status s = loadBackend(options.backend, scene.model, scene.state, &choice, integrator);
+      if (!s) return s;
+      *note = choice.fallback_reason;
+      *out = std::move(choice.backend);
+      return Status::ok();
+    };
+  }
+  const size_t per_integrator = dts.size() * ks.size();
+  const int workers = device ? 1 : std::min<int>(threads, int(cells.size()));
+  runParallel(cells.size(), workers, "cells", [&](size_t i) {
+    SweepCellOptions o = cell_options;
+    const size_t k_index = (i % per_integrator) / dts.size();
+    if (want_reference && reference_errors[k_index].empty()) o.reference = &references[k_index];
+    results[i] = runSweepCell(factory, cells[i], duration, plan.settings, o);
+  });
 
   // sweep.csv
   std::ostream& out = csv.stream();
-  out << "integrator,dt,stiffness,status,max_strain,energy_drift,realism_error,steps,wall_ms\n";
+  out << "integrator,dt,stiffness,status,max_strain,energy_drift,realism_error,steps,wall_ms,"
+         "energy_error,ms_per_step,newton_per_step,cg_per_step,backend\n";
   for (size_t i = 0; i < cells.size(); ++i) {
     const SweepCell& c = cells[i];
     const CellResult& r = results[i];
     out << integratorName(c.integrator) << ',' << number(c.dt) << ',' << number(c.stiffness) << ','
         << cellStatusName(r.status) << ',' << number(r.max_strain) << ',' << number(r.energy_drift)
-        << ',' << number(r.realism_error) << ',' << r.steps << ',' << number(r.wall_ms) << '\n';
+        << ',' << number(r.realism_error) << ',' << r.steps << ',' << number(r.wall_ms) << ','
+        << number(r.energy_error) << ',' << number(r.ms_per_step) << ','
+        << number(r.newton_per_step) << ',' << number(r.cg_per_step) << ',' << r.backend << '\n';
   }
 
   // heatmaps; cells of one integrator are contiguous, stiffness-major
-  const size_t per_integrator = dts.size() * ks.size();
   for (size_t n = 0; n < integrators.size(); ++n) {
     std::vector<CellStatus> statuses;
     for (size_t i = 0; i < per_integrator; ++i)
@@ -309,10 +388,28 @@ int sweepCommand(const SweepCommandOptions& options) {
   }
 
   // the table: one block per integrator, highest stiffness first
-  std::printf("hooke sweep: %s, %dx%d cells per integrator, %g s each, %d threads -> %s\n",
-              base.name.c_str(), nx, ny, duration, workers, options.out_dir.c_str());
-  std::printf("  S stable, U unrealistic (strain > %g or energy gain > %g |E0|), X diverged\n",
-              kMaxRealisticStrain, kMaxEnergyGainRatio);
+  const std::string where = device ? std::string("cuda backend, one cell at a time")
+                                   : "cpu backend, " + std::to_string(workers) + " threads";
+  std::printf("hooke sweep: %s, %dx%d cells per integrator, %g s each, %s -> %s\n",
+              base.name.c_str(), nx, ny, duration, where.c_str(), options.out_dir.c_str());
+  std::printf(
+      "  S stable, U unrealistic (strain > %g or energy gain > %g E_s, E_s = %.4g J), "
+      "X diverged\n",
+      kMaxRealisticStrain, kMaxEnergyGainRatio, energyScale(base.model, base.state));
+  if (want_reference) {
+    size_t failed = 0;
+    for (const std::string& e : reference_errors)
+      failed += e.empty() ? 0 : 1;
+    const std::string failures =
+        failed ? ", " + std::to_string(failed) + " reference runs failed" : "";
+    std::printf(
+        "  realism_error: RMS position error (m) at the end time against %s at dt %g "
+        "(%d of %zu from the cache%s%s)%s\n",
+        std::string(integratorName(spec.integrator)).c_str(), spec.dt, cached.load(),
+        references.size(), cache_dir.empty() ? "" : " in ", cache_dir.c_str(), failures.c_str());
+  } else if (base.name == "spring1d") {
+    std::printf("  realism_error: max |y - y_exact| / A against the closed-form oscillator\n");
+  }
   for (size_t n = 0; n < integrators.size(); ++n) {
     std::printf("\n%s (rows: stiffness N/m, columns: dt s)\n",
                 std::string(integratorName(integrators[n])).c_str());

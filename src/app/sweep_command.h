@@ -21,6 +21,11 @@ struct SweepCommandOptions {
   std::string backend = "auto";
   std::string out_dir;
   std::optional<int> threads;
+  // cloth, volume and files: the converged reference (bdf2 at reference_dt, default the smallest
+  // dt / 4), cached in reference_cache (default defaultReferenceCacheDir()); no_reference skips it
+  std::optional<double> reference_dt;
+  std::optional<std::string> reference_cache;
+  bool no_reference = false;
   RunOptions solver;  // --tolerance, --max-iterations, --newton-tolerance, --newton-max-iterations
 };
 

@@ -2,10 +2,13 @@
 // the stability limits are known in closed form.
 #include "sim/sweep.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include <gtest/gtest.h>
 
+#include "sim/cpu_backend.h"
 #include "sim/scenes.h"
 
 namespace hooke {
@@ -122,6 +125,122 @@ TEST(Sweep, Spring1dRealismErrorAgainstClosedForm) {
   const CellResult r = runSweepCell(cloth, {Integrator::kImplicit, 0.01, 1e3}, 0.1, {});
   EXPECT_TRUE(std::isnan(r.realism_error));
   EXPECT_EQ(r.steps, 10);
+}
+
+}  // namespace
+}  // namespace hooke
+
+namespace hooke {
+namespace {
+
+Scene shifted(Scene scene, float dy) {
+  for (glm::vec3& x : scene.state.x)
+    x.y += dy;
+  return scene;
+}
+
+// E_s = K0 + S0 + M g L: spring1d at rest, 1 kg, 1 m from anchor to mass → 9.81 J, wherever the
+// scene sits; a cloth of 1 kg with 1 m sides → 9.81 J
+TEST(SweepEnergy, ScaleDoesNotDependOnHeight) {
+  const Scene s = makeSpring1d(Material{});
+  EXPECT_NEAR(energyScale(s.model, s.state), 9.81, 1e-5);
+  const Scene low = shifted(s, -1000.0f);
+  EXPECT_NEAR(energyScale(low.model, low.state), 9.81, 1e-5);
+  const Scene cloth = makeCloth(5, Material{});
+  // 1 kg spread over 25 particles, 2 of them pinned
+  EXPECT_NEAR(energyScale(cloth.model, cloth.state), 23.0 / 25.0 * 9.81, 1e-4);
+  // the threshold is 5 % of E_s
+  EXPECT_EQ(classifyCellScaled(false, 0.1, 0.049 * 10.0, 10.0), CellStatus::kStable);
+  EXPECT_EQ(classifyCellScaled(false, 0.1, 0.051 * 10.0, 10.0), CellStatus::kUnrealistic);
+  EXPECT_EQ(classifyCellScaled(true, 0.1, 0.0, 10.0), CellStatus::kDiverged);
+}
+
+// the same cell placed near y = 0 or 1 km below classifies the same (with |E0| it did not)
+TEST(SweepEnergy, ClassificationIsTheSameAtAnyHeight) {
+  for (float dy : {-2.0f, 0.0f, -1000.0f}) {
+    auto scene = [dy](double k) {
+      Material m;
+      m.stiffness = float(k);
+      return shifted(makeSpring1d(m), dy);
+    };
+    SCOPED_TRACE(dy);
+    // explicit Euler at h ω = 0.2 gains several J in 1 s; symplectic Euler keeps its energy
+    EXPECT_EQ(runSweepCell(scene, {Integrator::kExplicit, 0.02, 100.0}, 1.0, {}).status,
+              CellStatus::kUnrealistic);
+    EXPECT_EQ(runSweepCell(scene, {Integrator::kSymplectic, 0.02, 100.0}, 1.0, {}).status,
+              CellStatus::kStable);
+  }
+}
+
+Scene smallCloth(double k) {
+  Material m;
+  m.stiffness = float(k);
+  return makeCloth(5, m);
+}
+
+// cloth cells get their realism error from the converged reference: it shrinks with dt for
+// bdf2, and the energy lost beyond the reference's is backward Euler's numerical damping
+TEST(SweepReference, ClothRealismErrorAgainstReference) {
+  const double duration = 0.3, k = 1e3;
+  const std::vector<double> dts{1e-3, 1e-2, 3e-2};
+  std::vector<double> times;
+  for (double dt : dts)
+    times.push_back(sweepEndTime(dt, duration));
+  std::sort(times.begin(), times.end());
+  Reference ref;
+  ASSERT_TRUE(computeReference(smallCloth(k), times, referenceSpec(2.5e-4, {}), &ref));
+  SweepCellOptions options;
+  options.reference = &ref;
+  std::vector<double> bdf2;
+  for (double dt : dts) {
+    const CellResult r =
+        runSweepCell(smallCloth, {Integrator::kBdf2, dt, k}, duration, {}, options);
+    ASSERT_TRUE(std::isfinite(r.realism_error)) << dt;
+    bdf2.push_back(r.realism_error);
+  }
+  EXPECT_LT(bdf2[0], bdf2[1]);
+  EXPECT_LT(bdf2[1], bdf2[2]);
+  EXPECT_LT(bdf2[0], 1e-3);  // m
+  const CellResult implicit =
+      runSweepCell(smallCloth, {Integrator::kImplicit, 3e-2, k}, duration, {}, options);
+  EXPECT_GT(implicit.realism_error, bdf2[2]);
+  EXPECT_LT(implicit.energy_error, 0.0);  // loses more energy than physics does
+  // without a reference: NaN
+  EXPECT_TRUE(std::isnan(
+      runSweepCell(smallCloth, {Integrator::kBdf2, 1e-2, k}, duration, {}).realism_error));
+}
+
+// a cell runs on the backend the factory makes; a failing factory marks it diverged with a note
+TEST(SweepBackend, CellsRunOnTheFactoryBackend) {
+  int made = 0;
+  SweepCellOptions options;
+  options.backend = [&](const Scene& scene, Integrator, std::unique_ptr<Backend>* out,
+                        std::string* note) {
+    ++made;
+    auto cpu = std::make_unique<CpuBackend>();
+    Status s = cpu->load(scene.model, scene.state);
+    *note = "made by the test";
+    *out = std::move(cpu);
+    return s;
+  };
+  const SweepCell cell{Integrator::kImplicit, 0.01, 1e3};
+  const CellResult a = runSweepCell(spring1d, cell, 0.5, {}, options);
+  const CellResult b = runSweepCell(spring1d, cell, 0.5, {});
+  EXPECT_EQ(made, 1);
+  EXPECT_EQ(a.backend, "cpu");
+  EXPECT_EQ(a.note, "made by the test");
+  EXPECT_EQ(a.max_strain, b.max_strain);
+  EXPECT_EQ(a.realism_error, b.realism_error);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_GE(a.newton_per_step, 1.0);
+
+  options.backend = [](const Scene&, Integrator, std::unique_ptr<Backend>*, std::string*) {
+    return Status::error("no device");
+  };
+  const CellResult failed = runSweepCell(spring1d, cell, 0.5, {}, options);
+  EXPECT_EQ(failed.status, CellStatus::kDiverged);
+  EXPECT_EQ(failed.note, "no device");
+  EXPECT_EQ(failed.steps, 0);
 }
 
 }  // namespace
