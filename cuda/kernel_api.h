@@ -176,8 +176,9 @@ cudaError_t launchBdf2Base(Launch launch, cudaStream_t stream, bool float4_layou
                            uint32_t particles, const void* x_n, const void* v_n,
                            const void* x_before, const void* v_before, void* base_x, void* base_v);
 
-// A launch that fails with cudaErrorInvalidConfiguration (a block of zero threads) and runs
-// nothing: CudaOptions::fault_at_step's real CUDA error.
+// A launch the runtime refuses (2048 threads per block; CUDA 13 reports cudaErrorInvalidValue,
+// earlier runtimes cudaErrorInvalidConfiguration) and so runs nothing: CudaOptions::fault_at_step's
+// real CUDA error.
 cudaError_t launchInvalidConfiguration(cudaStream_t stream);
 
 // ---- pcg_kernels.cu ----

@@ -17,6 +17,8 @@ uniform float u_pattern_amount;  // 0: plain; 0.1: a gentle checker
 uniform float u_specular;
 uniform float u_shininess;
 uniform float u_flat;            // 1: shade with face normals
+uniform float u_opacity;         // 1: opaque; less for a translucent overlay
+uniform vec4 u_tint;             // rgb: a display colour mixed in by a (0: none)
 
 // an anti-aliased 3D checker in [0, 1]: the square wave box-filtered over a pixel (after
 // Inigo Quilez, "filterable procedurals")
@@ -43,5 +45,6 @@ void main() {
   }
   albedo = toLinear(albedo) * (1.0 - u_pattern_amount * checker(v_rest));
   vec3 v = normalize(u_eye - v_world);
-  out_color = vec4(toDisplay(shade(albedo, n, v, u_specular, u_shininess)), 1.0);
+  vec3 color = toDisplay(shade(albedo, n, v, u_specular, u_shininess));
+  out_color = vec4(mix(color, u_tint.rgb, u_tint.a), u_opacity);
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "app/memory_budget.h"
 #include "io/scene_file.h"
 #include "sim/tick_scheduler.h"
 
@@ -67,13 +68,24 @@ Status buildScene(const SceneOptions& options, Scene* out) {
     if (options.res && *options.res < 2 && options.scene != "spring1d") {
       return Status::error("--res must be at least 2, got " + std::to_string(*options.res));
     }
+    // refused before building when it cannot fit in memory (memory_budget.h)
+    uint64_t particles = 0, springs = 0;
+    builtinSceneCounts(options.scene, options.res.value_or(0), &particles, &springs);
+    const std::string what = "--scene " + options.scene + " --res " +
+                             std::to_string(options.res.value_or(0));
+    if (options.res && *options.res <= maxBuiltinRes(options.scene)) {
+      if (Status s = checkHostMemory(what, particles, springs); !s) return s;
+    }
     return makeBuiltinScene(options.scene, options.res.value_or(0), material, out);
   }
   if (options.res) {
     return Status::error("--res applies to the built-in scenes only, not to " + options.scene);
   }
-  // loadSceneFile applies the material and validates
-  return loadSceneFile(options.scene, material, out);
+  // loadSceneFile applies the material and validates; the run's memory is checked before any
+  // backend takes the scene
+  if (Status s = checkSceneFileMemory(options.scene); !s) return s;
+  if (Status s = loadSceneFile(options.scene, material, out); !s) return s;
+  return checkHostMemory(options.scene, out->model.particleCount(), out->model.springCount());
 }
 
 Status planRun(const RunOptions& options, const Scene& scene, RunPlan* out) {

@@ -22,6 +22,11 @@ struct RenderCommandOptions {
   bool particles = false;            // overlay particles
   std::optional<double> yaw, pitch;  // camera angles in degrees; the default three-quarter view
   int samples = 8;                   // multisample anti-aliasing, clamped to what the driver has
+  // After reaching `time`: this many more frames of the desktop app's loop, each advancing the
+  // simulation by 1/60 s of ticks, writing the visual state and drawing it, timed per phase
+  // (the PNG shows the last one). 0: the single frame at `time`.
+  int frames = 0;
+  std::string frame_report_path;  // the per-frame times as JSON (needs frames > 0)
 };
 
 // Adds the render-only flags (solver, time, output, image and camera). The scene flags are added

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/backend_factory.h"
+#include "app/backend_fallback.h"
 #include "app/cli_options.h"
 #include "app/run_report.h"
 #include "io/atomic_file.h"
@@ -51,7 +52,7 @@ int runCommand(const RunOptions& options) {
                  choice.fallback_reason.c_str());
   }
   choice.backend->setSettings(plan.settings);
-  const std::string backend_name(choice.backend->name());
+  const std::string backend_name(choice.backend->name());  // as loaded; a fallback may follow
 
   AtomicFile report_file, trace_file;
   if (!options.report_path.empty()) {
@@ -65,22 +66,32 @@ int runCommand(const RunOptions& options) {
 
   // the run: ticks of dt, a solve every skip + 1 ticks
   Simulation sim(std::move(choice.backend), scene.model, scene.state, options.dt, plan.skip);
+  if (options.backend == "auto" && backend_name != "cpu")
+    sim.setFallback(cpuFallback(plan.settings));
   auto start = std::chrono::steady_clock::now();
+  bool switch_told = false;
   for (int64_t tick = 0; tick < plan.ticks && !sim.diverged() && !sim.error(); ++tick) {
     std::optional<SolveReport> solved = sim.tick();
     if (solved && trace_file.isOpen()) {
       writeTraceRows(trace_file.stream(), solved->time, sim.state(), plan);
     }
+    if (!switch_told && sim.backendSwitch()) {
+      switch_told = true;
+      std::fprintf(stderr, "hooke: %s\n", describeSwitch(*sim.backendSwitch()).c_str());
+    }
   }
   double wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (sim.error())
-    return badInput(Status::error("the " + backend_name + " backend failed: " + *sim.error()));
+  if (sim.error()) {
+    const std::string failed_name(sim.backend().name());
+    return badInput(Status::error("the " + failed_name + " backend failed: " + *sim.error()));
+  }
 
   // outputs
   Energy energy = computeEnergy(scene.model, sim.state());
-  nlohmann::json report = runReportJson(
-      summarizeRun(scene.name, plan.integrator, backend_name, sim, energy, wall_seconds));
+  nlohmann::json report = runReportJson(summarizeRun(
+      scene.name, plan.integrator, std::string(sim.backend().name()), sim, energy, wall_seconds));
+  report["backend_fallback"] = backendSwitchJson(sim.backendSwitch());
   if (report_file.isOpen()) {
     report_file.stream() << report.dump(2) << "\n";
     if (Status s = report_file.commit(); !s) return badInput(s);
@@ -94,7 +105,8 @@ int runCommand(const RunOptions& options) {
   const RunTotals& totals = sim.totals();
   std::printf("hooke run: %s (%zu particles, %zu springs), %s on %s, dt %g s, skip %d (h %g s)\n",
               scene.name.c_str(), scene.model.particleCount(), scene.model.springCount(),
-              options.integrator.c_str(), backend_name.c_str(), options.dt, plan.skip, sched.h());
+              options.integrator.c_str(), std::string(sim.backend().name()).c_str(), options.dt,
+              plan.skip, sched.h());
   std::printf("  %" PRId64 " ticks, %" PRId64
               " solves, %.4g s simulated in %.3g s (%.3gx real time)\n",
               sched.ticks(), sched.solves(), sched.simTime(), wall_seconds,

@@ -1,11 +1,13 @@
 // How each frame's visual state (DESIGN.md "One frame": lerp(prev, cur, alpha) + normals) gets
-// into the renderer's vertex buffer. The CPU path writes host arrays and uploads them; a CUDA–GL
-// interop writer (cuda/gl_interop.h) plugs in behind the same interface and writes the buffer
-// that Renderer::vertexBuffer() describes on the device. No ImGui or GLFW here.
+// into the renderer's vertex buffer. The CPU path writes host arrays and uploads them; with a CUDA
+// backend the CUDA–GL interop writer (cuda/gl_interop.h) writes the buffer that
+// Renderer::vertexBuffer() describes on the device, with no host copy. The renderer does not know
+// which one filled it. Used by the desktop app and by `hooke render`; no ImGui or GLFW here.
 #pragma once
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,7 +23,7 @@ class VisualWriter {
  public:
   virtual ~VisualWriter() = default;
 
-  // "host upload", "CUDA-GL interop": for the Stats panel.
+  // "host upload", "CUDA-GL interop": for the Stats panel and reports.
   virtual std::string_view name() const = 0;
 
   // Fills the renderer's vertex buffer from the backend's state at alpha, then tells the renderer
@@ -44,12 +46,13 @@ class HostUploadWriter final : public VisualWriter {
   std::vector<glm::vec3> positions_;  // (particles)
 };
 
-// The writer for this backend and this renderer's current scene. Today: the host upload for every
-// backend (the CUDA backend's writeVisual copies to the host). The interop hook: when the backend
-// is a CUDA one (cudaVisualSource() in cuda/cuda_backend.h succeeds) and hooke_cuda_gl is built,
-// return a writer that attaches a GlInteropWriter to renderer->vertexBuffer() (copied field by
-// field into GlVertexTarget, with the scene's triangles), calls GlInteropWriter::write(backend,
-// alpha) each frame and then renderer->positionsWritten(); detach it before the next setScene.
-std::unique_ptr<VisualWriter> makeVisualWriter(const Backend& backend, Renderer* renderer);
+// The writer for this backend and the renderer's current scene: the CUDA–GL interop writer when
+// the backend is a CUDA one, this build has hooke_cuda_gl and the buffer registers with CUDA (the
+// GL context must be current and on the backend's device); the host upload otherwise, with the
+// reason interop was not used in *why_host (empty when interop was not possible to begin with:
+// a CPU backend, or a build without CUDA). An interop writer is registered on the renderer's
+// current vertex buffer: destroy it before the next Renderer::setScene.
+std::unique_ptr<VisualWriter> makeVisualWriter(const Backend& backend, Renderer* renderer,
+                                               std::string* why_host = nullptr);
 
 }  // namespace hooke

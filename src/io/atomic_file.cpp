@@ -85,6 +85,14 @@ Status AtomicFile::commit() {
     return Status::error(path_ + ": cannot replace (" + ec.message() + ")");
   }
   temp_path_.clear();
+  // make the rename itself durable: sync the directory entry (best effort; the file is whole
+  // either way, and a filesystem that cannot sync directories has nothing more to offer)
+  std::filesystem::path directory = std::filesystem::path(path_).parent_path();
+  if (directory.empty()) directory = ".";
+  if (int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
+    (void)::fsync(dir);
+    ::close(dir);
+  }
   return Status::ok();
 }
 

@@ -66,6 +66,19 @@ void OffscreenTarget::bind() const {
   glViewport(0, 0, width_, height_);
 }
 
+Status OffscreenTarget::finish() const {
+  if (width_ == 0) return Status::error("the offscreen target was never allocated");
+  if (samples_ > 1) {
+    glBlitNamedFramebuffer(draw_fbo_.id(), resolve_fbo_.id(), 0, 0, width_, height_, 0, 0, width_,
+                           height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  }
+  glFinish();
+  if (GLenum error = glGetError(); error != GL_NO_ERROR) {
+    return Status::error("OpenGL error " + std::to_string(error) + " while finishing a frame");
+  }
+  return Status::ok();
+}
+
 Status OffscreenTarget::read(Image* out) const {
   if (width_ == 0) return Status::error("the offscreen target was never allocated");
 

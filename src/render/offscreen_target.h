@@ -20,6 +20,10 @@ class OffscreenTarget {
   // Resolves the samples and reads the pixels, top row first.
   Status read(Image* out) const;
 
+  // Ends a frame as presenting it would: resolves the samples, then waits until the GL has
+  // finished every command issued so far (for timing frames). Fails on a GL error.
+  Status finish() const;
+
   int width() const { return width_; }
   int height() const { return height_; }
   int samples() const { return samples_; }

@@ -160,6 +160,8 @@ struct Renderer::Impl {
 
   void rebuildFigure();
   void drawBody(const ShaderProgram& program, bool lit, const glm::vec3& eye) const;
+  void drawGhost(const glm::mat4& view_projection, const glm::vec3& eye,
+                 const DrawOptions& options);
 };
 
 Renderer::Renderer() : impl_(std::make_unique<Impl>()) {}
@@ -324,6 +326,10 @@ VertexBufferLayout Renderer::vertexBuffer() const {
   return impl_->vertices.layout();
 }
 
+std::span<const glm::uvec3> Renderer::triangles() const {
+  return impl_->triangles;
+}
+
 void Renderer::positionsWritten() {
   Impl& r = *impl_;
   r.host_current = false;
@@ -461,6 +467,34 @@ void Renderer::Impl::drawBody(const ShaderProgram& program, bool lit, const glm:
   }
 }
 
+// the overlay's body: its nearest surface into the depth buffer first, then its colour blended
+// where it is nearest, so a translucent body never shows its own back layers
+void Renderer::Impl::drawGhost(const glm::mat4& view_projection, const glm::vec3& eye,
+                               const DrawOptions& options) {
+  Impl& r = *this;
+  glEnable(GL_DEPTH_TEST);
+  glDepthMask(GL_TRUE);
+  glDepthFunc(GL_LESS);
+  glDisable(GL_BLEND);
+  if (options.body && r.mode != Mode::kSprings) {
+    r.surface.set("u_view_projection", view_projection);
+    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    r.drawBody(r.surface, true, eye);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+    r.drawBody(r.surface, true, eye);
+  }
+  glBindVertexArray(0);
+  glUseProgram(0);
+  glDisable(GL_BLEND);
+  glDisable(GL_DEPTH_TEST);
+  glDepthMask(GL_TRUE);
+  glDepthFunc(GL_LESS);
+}
+
 Status Renderer::draw(const OrbitCamera& camera, int width, int height,
                       const DrawOptions& options) {
   Impl& r = *impl_;
@@ -485,7 +519,19 @@ Status Renderer::draw(const OrbitCamera& camera, int width, int height,
   glClearColor(kBackgroundBottom.r, kBackgroundBottom.g, kBackgroundBottom.b, 1.0f);
   glClearDepth(1.0);
   glClearStencil(0);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+  if (!options.clear_whole_framebuffer || options.overlay) {
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(options.viewport_x, options.viewport_y, width, height);
+  }
+  glClear(options.overlay ? GL_DEPTH_BUFFER_BIT
+                          : GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
+  glDisable(GL_SCISSOR_TEST);
+  r.surface.set("u_opacity", std::clamp(options.opacity, 0.0f, 1.0f));
+  r.surface.set("u_tint", glm::vec4(options.tint, std::clamp(options.tint_amount, 0.0f, 1.0f)));
+  if (options.overlay) {
+    r.drawGhost(view_projection, eye, options);
+    return checkGl("drawing the overlay");
+  }
 
   // background: the gradient, no depth
   glDisable(GL_DEPTH_TEST);
@@ -538,7 +584,12 @@ Status Renderer::draw(const OrbitCamera& camera, int width, int height,
       glPolygonOffset(1.0f, 1.0f);
     }
     r.surface.set("u_view_projection", view_projection);
+    if (options.opacity < 1.0f) {
+      glEnable(GL_BLEND);
+      glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+    }
     r.drawBody(r.surface, true, eye);
+    glDisable(GL_BLEND);
     glDisable(GL_POLYGON_OFFSET_FILL);
   }
 

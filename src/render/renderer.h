@@ -26,6 +26,16 @@ struct DrawOptions {
   // convention); the app draws beside its side panel. The clear still covers the framebuffer.
   int viewport_x = 0;
   int viewport_y = 0;
+  // false: the clear covers the drawing area only (two views side by side)
+  bool clear_whole_framebuffer = true;
+  // A second body over what the framebuffer holds (a comparison's ghost): no clear, background,
+  // ground or shadow; the depth is cleared so the ghost shows through the first body, and the
+  // body is drawn at `opacity` (its nearest surface only) with its colours mixed toward `tint`
+  // by `tint_amount`.
+  bool overlay = false;
+  float opacity = 1.0f;
+  glm::vec3 tint{0.30f, 0.70f, 1.00f};  // display colour
+  float tint_amount = 0.0f;
 };
 
 class Renderer {
@@ -55,6 +65,9 @@ class Renderer {
   // host: for figure scenes (a few particles) and for bounds().
   VertexBufferLayout vertexBuffer() const;
   void positionsWritten();
+  // The scene's triangles (indices into the vertex buffer's vertices; empty when it has none),
+  // for writers that compute the normals themselves.
+  std::span<const glm::uvec3> triangles() const;
 
   // The box around what is drawn (particles, plus ball radii and anchors in a figure), for the
   // camera's reset view.

@@ -10,6 +10,7 @@ Simulation::Simulation(std::unique_ptr<Backend> backend, const Model& model, con
     : backend_(std::move(backend)),
       model_(model),
       state_(initial),
+      previous_(initial),
       scheduler_(dt, skip),
       guard_(model, initial) {}
 
@@ -22,11 +23,21 @@ std::optional<SolveReport> Simulation::tick(std::span<const glm::vec3> external)
   SolveReport report;
   report.solve = scheduler_.solves();
   report.time = static_cast<double>(report.solve) * scheduler_.h();
-  Status status = backend_->step(static_cast<float>(scheduler_.h()), external, &report.step);
+  const float h = static_cast<float>(scheduler_.h());
+  Status status = backend_->step(h, external, &report.step);
+  if (!status && fallback_ && !switch_) {
+    // the failed step again, on a replacement loaded with the last good state
+    if (switchBackend(status.message())) {
+      report.step = StepStats{};
+      status = backend_->step(h, external, &report.step);
+    }
+  }
   if (!status) {
-    error_ = status.message();
+    if (!error_) error_ = status.message();
     return std::nullopt;
   }
+  // the newest state becomes the previous one; readState reuses its buffers (no allocation)
+  std::swap(previous_, state_);
   backend_->readState(&state_);
   report.energy = computeEnergy(model_, state_);
   report.strain = computeStrain(model_, state_.x);
@@ -47,6 +58,25 @@ std::optional<SolveReport> Simulation::tick(std::span<const glm::vec3> external)
     totals_.max_strain = std::max(totals_.max_strain, report.strain.max);
   }
   return report;
+}
+
+bool Simulation::switchBackend(const std::string& reason) {
+  std::unique_ptr<Backend> replacement;
+  Status made = fallback_(model_, state_, &replacement);
+  if (!made || !replacement) {
+    error_ = reason + "; the fallback backend failed too: " +
+             (made ? std::string("no backend") : made.message());
+    return false;
+  }
+  BackendSwitch record;
+  record.at_solve = scheduler_.solves();
+  record.time = static_cast<double>(record.at_solve - 1) * scheduler_.h();
+  record.from = std::string(backend_->name());
+  record.to = std::string(replacement->name());
+  record.reason = reason;
+  switch_ = std::move(record);
+  backend_ = std::move(replacement);
+  return true;
 }
 
 }  // namespace hooke

@@ -45,7 +45,10 @@ class ScopedEnv {
 };
 
 bool namesTheInjectedError(const std::string& message) {
-  return message.find("cudaErrorInvalidConfiguration") != std::string::npos &&
+  // the runtime refuses the oversized block before anything runs; CUDA 13 on the H200 names it
+  // cudaErrorInvalidValue, earlier runtimes cudaErrorInvalidConfiguration
+  return (message.find("cudaErrorInvalidConfiguration") != std::string::npos ||
+          message.find("cudaErrorInvalidValue") != std::string::npos) &&
          message.find("fault_at_step") != std::string::npos &&
          message.find('\n') == std::string::npos;
 }

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/hooke_process.h"
 #include "gl/gl_test_support.h"
 
@@ -89,6 +91,9 @@ TEST_F(RenderCommand, RejectsBadInputWithOneLineAndNoFile) {
            {"--time 1 --dt 0", "--dt"},
            {"--time 1 --integrator rk4", "--integrator"},
            {"--time 1 --backend opencl", "--backend"},
+           {"--time 1 --frames -1", "--frames must be an integer 0..100000"},
+           {"--time 1 --frames 100001", "--frames"},
+           {"--time 1 --frame-report f.json", "--frame-report needs --frames"},
        }) {
     SCOPED_TRACE(c.args);
     auto r = runHooke("render " + c.args + " --out '" + out + "'");
@@ -112,6 +117,61 @@ TEST_F(RenderCommand, RejectsBadInputWithOneLineAndNoFile) {
     EXPECT_NE(r.err.find(c.expected), std::string::npos) << r.err;
   }
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 0);
+}
+
+// The app's loop timed frame by frame: every phase measured, the frames add up, a frame with a
+// solve exists (dt 0.01, skip auto = 2: a solve every 3 ticks, 1.67 ticks per 1/60 s frame).
+void expectFrameReport(const std::filesystem::path& path, int frames, const std::string& visual) {
+  const nlohmann::json report = nlohmann::json::parse(readAll(path));
+  EXPECT_EQ(report["frames"], frames);
+  EXPECT_EQ(report["visual_path"], visual);
+  EXPECT_EQ(report["skip"], 2);
+  EXPECT_GT(int(report["frames_with_solve"]), frames / 3);
+  EXPECT_LT(int(report["frames_with_solve"]), frames);
+  for (const char* phase : {"advance_ms", "write_ms", "draw_ms", "frame_ms"}) {
+    SCOPED_TRACE(phase);
+    const auto& p = report[phase];
+    EXPECT_GT(double(p["median"]), 0.0);
+    EXPECT_LE(double(p["median"]), double(p["p95"]));
+    EXPECT_LE(double(p["p95"]), double(p["max"]));
+  }
+  // a frame is its phases plus a few clock reads
+  EXPECT_GE(double(report["frame_ms"]["mean"]),
+            0.99 * (double(report["advance_ms"]["mean"]) + double(report["write_ms"]["mean"]) +
+                    double(report["draw_ms"]["mean"])));
+}
+
+TEST_F(RenderCommand, TimesFramesOfTheAppLoop) {
+  ScratchDir dir;
+  const auto out = dir / "cloth.png";
+  const auto report = dir / "frames.json";
+  auto r = runHooke(
+      "render --scene cloth --res 16 --dt 0.01 --time 0.2 --frames 30 --width 96 "
+      "--height 64 --samples 1 --out '" +
+      out.string() + "' --frame-report '" + report.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("30 frames"), std::string::npos) << r.out;
+  expectPng(out, 96, 64);
+  expectFrameReport(report, 30, "host upload");
+}
+
+// With a CUDA backend the frames are written through CUDA–GL interop, as in the app. Runs where
+// the CUDA backend and an EGL display on the same GPU exist (the H200); skipped elsewhere.
+TEST_F(RenderCommand, CudaBackendWritesThroughInterop) {
+  if (runHooke("run --scene spring1d --steps 1 --backend cuda").exit_code != 0) {
+    GTEST_SKIP() << "no CUDA backend here";
+  }
+  ScratchDir dir;
+  const auto out = dir / "cloth.png";
+  const auto report = dir / "frames.json";
+  auto r = runHooke(
+      "render --scene cloth --res 16 --dt 0.01 --time 0.2 --frames 30 --width 96 "
+      "--height 64 --samples 1 --backend cuda --out '" +
+      out.string() + "' --frame-report '" + report.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("CUDA-GL interop"), std::string::npos) << r.out;
+  expectPng(out, 96, 64);
+  expectFrameReport(report, 30, "CUDA-GL interop");
 }
 
 }  // namespace

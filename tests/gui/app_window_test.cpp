@@ -34,6 +34,19 @@ using testing::ScratchDir;
 
 // [SECTION] helpers
 
+// The app restores and saves the user's settings: every run from here gets an empty config
+// directory of its own (and the runs that exit normally say --no-settings), so no test reads or
+// writes the real ~/.config/hooke.
+class PrivateConfigHome : public ::testing::Environment {
+ public:
+  void SetUp() override { ::setenv("XDG_CONFIG_HOME", dir_.path().c_str(), 1); }
+
+ private:
+  ScratchDir dir_;
+};
+::testing::Environment* const kPrivateConfigHome =
+    ::testing::AddGlobalTestEnvironment(new PrivateConfigHome);
+
 class WithDisplay : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -99,8 +112,8 @@ TEST_P(LaunchedApp, ScreenshotShowsTheBodyAndPanelsAndTheReportIsWritten) {
   ScratchDir dir;
   const auto shot = dir / "s.png";
   const auto report = dir / "r.json";
-  auto r = runHooke(GetParam().args + " --exit-after 1.5 --screenshot '" + shot.string() +
-                    "' --report '" + report.string() + "'");
+  auto r = runHooke(GetParam().args + " --no-settings --exit-after 1.5 --screenshot '" +
+                    shot.string() + "' --report '" + report.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("OpenGL error"), std::string::npos) << r.err;
 
@@ -122,15 +135,20 @@ TEST_P(LaunchedApp, ScreenshotShowsTheBodyAndPanelsAndTheReportIsWritten) {
                      [](const uint8_t* p) { return p[2] > 150 && p[2] >= p[0]; }),
             0.2);
 
-  // the report: time has passed and there were solves; the keys are `hooke run`'s
+  // the report: time has passed and there were solves, frames and no GL error; the keys are
+  // `hooke run`'s and the app's own two (frames drawn, GL errors)
   const nlohmann::json json = nlohmann::json::parse(readAll(report));
   EXPECT_GT(json["sim_time"].get<double>(), 0.0);
   EXPECT_GT(json["solves"].get<int64_t>(), 0);
   EXPECT_FALSE(json["diverged"].get<bool>());
+  EXPECT_GT(json["frames"].get<int64_t>(), 1);
+  EXPECT_EQ(json["gl_errors"], 0);
   const auto run_report = dir / "run.json";
   auto run = runHooke("run --scene spring1d --steps 3 --report '" + run_report.string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(keysOf(json), keysOf(nlohmann::json::parse(readAll(run_report))));
+  std::set<std::string> run_keys = keysOf(nlohmann::json::parse(readAll(run_report)));
+  run_keys.insert({"frames", "gl_errors"});
+  EXPECT_EQ(keysOf(json), run_keys);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 3);
 }
 

@@ -1,6 +1,8 @@
 // Tests of app/gui/sim_session: the frame loop of DESIGN.md "One frame" without a window (ticks due
 // per wall second, the per-frame cap, pause and single step), live changes applied at the next
-// solve boundary without a jump, divergence and reset, and the run report's totals.
+// solve boundary without a jump, divergence (auto-pause, revert to the last finite state, reset),
+// a device backend failing mid-run (the CPU takes over from the last good state), and the run
+// report's totals.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "app/gui/sim_session.h"
+#include "sim/failing_backend.h"
 
 namespace hooke {
 namespace {
@@ -211,10 +214,170 @@ TEST(SimSession, DivergenceStopsTheRunUntilReset) {
   EXPECT_EQ(s.simTime(), t);
   EXPECT_TRUE(s.summary(1.0).diverged_at.has_value());
 
+  EXPECT_TRUE(s.paused());  // a divergence pauses
+
   ASSERT_TRUE(s.reset().isOk());
   EXPECT_FALSE(s.divergedAt().has_value());
+  EXPECT_FALSE(s.paused());  // and a reset ends that pause
   EXPECT_EQ(s.simTime(), 0.0);
   EXPECT_NEAR(s.model().stiffness[0], 1e6f, 1.0f);  // the settings survive a reset
+}
+
+// Loads "cuda" as a backend whose `fail_at`-th step fails, "cpu" as the CPU backend.
+BackendLoader faultyCuda(int64_t fail_at, const FailingBackend** made = nullptr) {
+  return [fail_at, made](const std::string& name, const Model& model, const State& state,
+                         Integrator, BackendChoice* out) {
+    if (name == "cuda") {
+      auto backend = std::make_unique<FailingBackend>(fail_at);
+      if (made) *made = backend.get();
+      out->backend = std::move(backend);
+    } else {
+      out->backend = std::make_unique<CpuBackend>();
+    }
+    return out->backend->load(model, state);
+  };
+}
+
+// n solves, one requested step at a time
+void stepSolves(SimSession* s, int n) {
+  for (int i = 0; i < n; ++i) {
+    s->requestStep();
+    (void)s->advance(0.0);
+  }
+}
+
+TEST(SimSession, AFailingDeviceBackendHandsTheLastGoodStateToTheCpu) {
+  const SceneOptions scene = named("cloth", 8);
+  SolverSettings solver;
+  solver.tolerance = 1e-6f;
+  const FailingBackend* device = nullptr;
+  SimSession faulty(faultyCuda(5, &device));
+  ASSERT_TRUE(faulty.load(scene, "cuda", solver, timeOf(0.01)).isOk());
+  ASSERT_EQ(faulty.backend().name(), "cuda");
+  ASSERT_EQ(&faulty.backend(), device);
+  faulty.setPaused(true);
+  SimSession cpu;
+  ASSERT_TRUE(cpu.load(scene, "cpu", solver, timeOf(0.01)).isOk());
+  cpu.setPaused(true);
+
+  stepSolves(&faulty, 4);
+  stepSolves(&cpu, 4);
+  EXPECT_FALSE(faulty.backendSwitch().has_value());
+  EXPECT_EQ(faulty.state().x, cpu.state().x);
+
+  // the fifth solve fails on the device and is re-run on the CPU from solve 4's state
+  stepSolves(&faulty, 1);
+  ASSERT_FALSE(faulty.backendError().has_value()) << *faulty.backendError();
+  ASSERT_TRUE(faulty.backendSwitch().has_value());
+  EXPECT_EQ(faulty.backendSwitch()->at_solve, 5);
+  EXPECT_NEAR(faulty.backendSwitch()->time, 4 * faulty.h(), 1e-12);
+  EXPECT_EQ(faulty.backendSwitch()->from, "cuda");
+  EXPECT_EQ(faulty.backendSwitch()->to, "cpu");
+  // backend() is the live one: the app re-picks its vertex writer when this object changes
+  EXPECT_EQ(faulty.backend().name(), "cpu");
+  EXPECT_NE(&faulty.backend(), static_cast<const Backend*>(nullptr));
+  EXPECT_NE(faulty.notice().find("cuda backend failed at solve 5"), std::string::npos)
+      << faulty.notice();
+  EXPECT_NE(faulty.notice().find("illegal memory access"), std::string::npos);
+  faulty.clearNotice();
+
+  // and goes on as the CPU run does, solve for solve
+  stepSolves(&cpu, 1);
+  EXPECT_EQ(faulty.state().x, cpu.state().x);
+  EXPECT_EQ(faulty.state().v, cpu.state().v);
+  for (int i = 0; i < 10; ++i) {
+    stepSolves(&faulty, 1);
+    stepSolves(&cpu, 1);
+    ASSERT_EQ(faulty.state().x, cpu.state().x) << "solve " << 6 + i;
+  }
+  EXPECT_EQ(faulty.solves(), 15);
+  std::vector<glm::vec3> drawn(faulty.model().particleCount());
+  faulty.writeVisual(drawn);  // the visual state comes from the CPU backend now
+  EXPECT_EQ(drawn, faulty.state().x);
+  EXPECT_TRUE(faulty.notice().empty());  // told once
+
+  // a reset stays on the CPU
+  ASSERT_TRUE(faulty.reset().isOk());
+  EXPECT_EQ(faulty.backend().name(), "cpu");
+  EXPECT_FALSE(faulty.backendSwitch().has_value());
+}
+
+TEST(SimSession, ADeviceFailureAfterALiveChangeCountsTheWholeRun) {
+  // a change of dt starts a new Simulation; the switch is still told in whole-run solves and time
+  SimSession faulty(faultyCuda(7));
+  ASSERT_TRUE(faulty.load(named("spring1d"), "cuda", SolverSettings{}, timeOf(0.01, 0)).isOk());
+  faulty.setPaused(true);
+  stepSolves(&faulty, 3);  // h = 0.01
+  faulty.setTime(timeOf(0.02, 0));
+  stepSolves(&faulty, 5);  // h = 0.02: device steps 4..8, the 7th fails (solve 7 overall)
+  ASSERT_TRUE(faulty.backendSwitch().has_value());
+  EXPECT_EQ(faulty.backendSwitch()->at_solve, 7);
+  EXPECT_NEAR(faulty.backendSwitch()->time, 3 * 0.01 + 3 * 0.02, 1e-9);
+  EXPECT_EQ(faulty.solves(), 8);
+}
+
+TEST(SimSession, DivergencePausesAndRevertGoesBackToTheLastFiniteState) {
+  SolverSettings solver;
+  solver.integrator = Integrator::kExplicit;
+  SceneOptions scene = named("cloth", 8);
+  scene.stiffness = 1e6;
+  Loaded l(scene, timeOf(0.01, 0), solver);
+  SimSession& s = l.session;
+  std::vector<State> states;
+  for (int i = 0; i < 600 && !s.divergedAt(); ++i) {
+    stepSolves(&s, 1);
+    states.push_back(s.state());
+  }
+  ASSERT_TRUE(s.divergedAt().has_value());
+  ASSERT_GE(states.size(), 2u);
+  EXPECT_TRUE(s.paused());  // auto-paused
+  const int64_t solves = s.solves();
+  const State& last_finite = states[states.size() - 2];
+
+  ASSERT_TRUE(s.revertToLastFinite().isOk());
+  EXPECT_FALSE(s.divergedAt().has_value());
+  EXPECT_TRUE(s.paused());
+  EXPECT_EQ(s.state().x, last_finite.x);
+  EXPECT_EQ(s.state().v, last_finite.v);
+  EXPECT_EQ(s.solves(), solves - 1);
+  EXPECT_NEAR(s.physicsTime(), double(solves - 1) * 0.01, 1e-9);
+  std::vector<glm::vec3> drawn(s.model().particleCount());
+  s.writeVisual(drawn);
+  EXPECT_EQ(drawn, last_finite.x);
+  EXPECT_FALSE(s.revertToLastFinite().isOk());  // nothing diverged now
+
+  // the backend holds that state: the same solve, re-run, diverges at the same time again
+  const double diverged_at = double(solves) * 0.01;
+  stepSolves(&s, 1);
+  ASSERT_TRUE(s.divergedAt().has_value());
+  EXPECT_NEAR(*s.divergedAt(), diverged_at, 1e-9);
+  EXPECT_EQ(s.solves(), solves);
+}
+
+TEST(SimSession, CgAtItsCapIsCountedNeverSilent) {
+  SolverSettings capped;
+  capped.max_iterations = 2;  // far too few for a 16 x 16 cloth once it moves
+  Loaded l(named("cloth", 16), timeOf(0.01), capped);
+  SimSession& s = l.session;
+  s.setPaused(true);
+  // the count is the number of solves whose CG stopped at the cap, one by one
+  int64_t seen = 0;
+  for (int i = 0; i < 8; ++i) {
+    stepSolves(&s, 1);
+    ASSERT_TRUE(s.lastSolve().has_value());
+    seen += s.lastSolve()->step.cg_converged ? 0 : 1;
+    EXPECT_EQ(s.cgUnconverged(), seen) << "solve " << i + 1;
+  }
+  EXPECT_GE(seen, 6);
+  EXPECT_EQ(s.summary(1.0).totals.cg_unconverged, seen);
+
+  // with room to converge, the count stops growing
+  SolverSettings roomy;
+  roomy.max_iterations = 1000;
+  s.setSolver(roomy);
+  stepSolves(&s, 5);
+  EXPECT_EQ(s.cgUnconverged(), seen);
+  EXPECT_TRUE(s.lastSolve()->step.cg_converged);
 }
 
 TEST(SimSession, AFailedLoadKeepsTheSceneAndCudaSaysWhy) {

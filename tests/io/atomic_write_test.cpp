@@ -1,5 +1,6 @@
 // Tests of io/scene_file's file helpers: writeFileAtomic replaces a file whole or leaves it as it
-// was (no temporary left behind), and readFile names the path when it fails.
+// was (no temporary left behind) — also when the place cannot be written or the write fails
+// part-way, for root as for anyone — and readFile names the path when it fails.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,8 +9,12 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "io/atomic_file.h"
 #include "io/scene_file.h"
 
 namespace hooke {
@@ -82,28 +87,71 @@ TEST_F(AtomicWrite, PathIsADirectoryLeavesItAlone) {
   EXPECT_EQ(names(dir_), std::vector<std::string>{"taken"});
 }
 
-TEST_F(AtomicWrite, UnwritableDirectoryLeavesTheOldFileIntact) {
-  const fs::path sub = dir_ / "locked";
-  fs::create_directories(sub);
-  const fs::path path = sub / "scene.json";
-  std::ofstream(path) << "old contents";
-  fs::permissions(sub, fs::perms::owner_read | fs::perms::owner_exec);
-
-  // root (and some CI sandboxes) may write anyway: then there is nothing to test here
-  const fs::path probe = sub / "probe";
-  if (std::ofstream(probe)) {
-    fs::remove(probe);
-    fs::permissions(sub, fs::perms::owner_all);
-    GTEST_SKIP() << "this user can write into a read-only directory (root?)";
-  }
-
+TEST_F(AtomicWrite, UnwritablePlaceLeavesTheOldFileIntact) {
+  // a target whose parent is a regular file: no temporary can be created there, for root too
+  const fs::path blocker = dir_ / "blocker";
+  std::ofstream(blocker) << "old contents";
+  const fs::path path = blocker / "scene.json";
   Status s = writeFileAtomic(path.string(), "new contents");
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find(path.string()), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("Not a directory"), std::string::npos) << s.message();
   EXPECT_EQ(s.message().find('\n'), std::string::npos) << s.message();
-  fs::permissions(sub, fs::perms::owner_all);
-  EXPECT_EQ(contents(path), "old contents");
-  EXPECT_EQ(names(sub), std::vector<std::string>{"scene.json"});
+  EXPECT_EQ(contents(blocker), "old contents");
+  EXPECT_EQ(names(dir_), std::vector<std::string>{"blocker"});
+
+  // the same through AtomicFile: open fails, nothing is created
+  AtomicFile file;
+  EXPECT_FALSE(file.open(path.string()));
+  EXPECT_FALSE(file.isOpen());
+  EXPECT_EQ(names(dir_), std::vector<std::string>{"blocker"});
+}
+
+// Lowers the largest file this process may write (RLIMIT_FSIZE, which binds root too) and ignores
+// SIGXFSZ, so a write past it fails with EFBIG as on a full disk; restores both when done.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    ok_ = ::setrlimit(RLIMIT_FSIZE, &limit) == 0;
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit saved_{};
+  void (*old_handler_)(int) = nullptr;
+  bool ok_ = false;
+};
+
+TEST_F(AtomicWrite, AWriteThatFailsMidFileLeavesTheOldFileIntact) {
+  // the old file, then a new one that cannot be written whole (as when the disk fills up or the
+  // process is stopped mid-write): the old one stays, byte for byte, and no temporary is left
+  const fs::path path = dir_ / "settings.json";
+  const std::string old_text = "{\"old\": true}\n";
+  ASSERT_TRUE(writeFileAtomic(path.string(), old_text));
+  const std::string big(1 << 20, 'n');
+  Status s = Status::ok();
+  {
+    FileSizeLimit limit(64 * 1024);
+    ASSERT_TRUE(limit.ok());
+    s = writeFileAtomic(path.string(), big);
+  }
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find(path.string()), std::string::npos) << s.message();
+  EXPECT_EQ(contents(path), old_text);
+  EXPECT_EQ(names(dir_), std::vector<std::string>{"settings.json"});
+
+  // and with the limit gone the same write succeeds (the failure was the limit's)
+  ASSERT_TRUE(writeFileAtomic(path.string(), big));
+  EXPECT_EQ(contents(path), big);
+  EXPECT_EQ(names(dir_), std::vector<std::string>{"settings.json"});
 }
 
 TEST_F(AtomicWrite, MissingOrNonDirectoryParentFailsNamingThePath) {

@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/compare_session.h"
 #include "app/gui/frame_stats.h"
 #include "app/gui/gui_window.h"
 #include "app/gui/input_controller.h"
 #include "app/gui/panels.h"
 #include "app/gui/sim_session.h"
-#include "app/gui/visual_writer.h"
+#include "app/gui/sweep_job.h"
+#include "app/gui/sweep_panel.h"
+#include "app/visual_writer.h"
 #include "render/image.h"
 #include "render/orbit_camera.h"
 #include "render/picking.h"
@@ -49,9 +52,21 @@ class GuiApp final : public WindowEvents {
   SimSession& session() { return *session_; }
   const PanelState& panelState() const { return state_; }
   OrbitCamera& camera() { return camera_; }
+  // Starts on this camera instead of framing the scene (a restored view).
+  void restoreCamera(const OrbitCamera& camera) {
+    camera_ = camera;
+    view_framed_ = true;
+  }
   const Viewport& viewport() const { return viewport_; }
   const InputController& input() const { return input_; }
   int glErrors() const { return gl_errors_; }
+  // The comparison (turned on and off through setCompare, as its controls do) and the Sweep
+  // panel's job and settings.
+  CompareSession& compare() { return compare_; }
+  void setCompare(const CompareSettings& settings);
+  void showSweepPanel(bool show) { state_.show_sweep = show; }
+  SweepJob& sweepJob() { return sweep_job_; }
+  SweepPanelState& sweepPanel() { return sweep_ui_; }
   double wallSeconds() const { return wall_seconds_; }
 
   // WindowEvents: mouse and keys (ImGui keeps the mouse and keyboard when it wants them)
@@ -66,10 +81,16 @@ class GuiApp final : public WindowEvents {
   void apply(const PanelRequests& requests);
   void loadScene(const SceneOptions& options);
   void sceneLoaded();
+  void chooseWriter();
   void resetView();
   void saveScreenshot();
   void showMessage(const std::string& text, bool error = false);
-  PickTargets pickTargets() const;
+  PickTargets pickTargets(bool second = false) const;
+  // comparison: the split views, the view under a pixel, the second body's drawing
+  bool split() const;
+  const Viewport& viewAt(const glm::vec2& pixel) const;
+  void dropGhostWriter();
+  Status drawSecond(const DrawOptions& first, int width, int height);
   void hints(PanelFacts* facts) const;  // hover ring and pull band over the view
   void updateTitle();
 
@@ -92,6 +113,21 @@ class GuiApp final : public WindowEvents {
   bool stats_docked_ = true;
   int gl_errors_ = 0;
   double wall_seconds_ = 0.0;
+
+  // side by side: the second session, its renderer and writer (the writer goes first), the views
+  CompareSession compare_;
+  Renderer ghost_renderer_;
+  std::unique_ptr<VisualWriter> ghost_writer_;
+  const Backend* ghost_writer_backend_ = nullptr;
+  bool ghost_ready_ = false;       // ghost_renderer_ initialised
+  bool ghost_scene_stale_ = true;  // the second session has a scene ghost_renderer_ lacks
+  Viewport views_[2];              // split: left (the app's session) and right (the second)
+  Viewport input_view_;            // the view the drag in progress started in
+  bool input_second_ = false;      // ... and whether that was the second's
+
+  // the Sweep panel
+  SweepJob sweep_job_;
+  SweepPanelState sweep_ui_;
 };
 
 }  // namespace hooke

@@ -3,6 +3,7 @@
 //
 // [SECTION] options
 // [SECTION] checks
+// [SECTION] settings
 // [SECTION] the command
 #include "app/gui/gui_command.h"
 
@@ -16,9 +17,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "app/backend_fallback.h"
 #include "app/cli_flags.h"
 #include "app/gui/gui_app.h"
 #include "app/gui/gui_window.h"
+#include "app/gui/settings_store.h"
 #include "app/gui/sim_session.h"
 #include "app/run_report.h"
 #include "io/atomic_file.h"
@@ -61,6 +64,13 @@ void addGuiOptions(CLI::App* app, GuiOptions* options) {
                   "desktop app: at exit, write the run report (JSON, as hooke run --report)");
   app->add_option("--width", options->width, "desktop app: window width")->capture_default_str();
   app->add_option("--height", options->height, "desktop app: window height")->capture_default_str();
+  CLI::Option* settings = app->add_option("--settings", options->settings_path,
+                                          "desktop app: read and save the settings here (default "
+                                          "$XDG_CONFIG_HOME/hooke/settings.json)");
+  app->add_flag("--no-settings", options->no_settings,
+                "desktop app: neither restore nor save the settings")
+      ->excludes(settings);
+  options->command_line = app;
 }
 
 // [SECTION] checks
@@ -121,21 +131,183 @@ PanelState initialPanelState(const GuiOptions& options, const RunPlan& plan) {
 
 }  // namespace
 
+// [SECTION] settings
+
+namespace {
+
+void warn(const std::string& line) {
+  std::fprintf(stderr, "hooke: warning: %s\n", line.c_str());
+}
+
+// where the settings are read and written; empty: nowhere
+std::string settingsPath(const GuiOptions& options) {
+  if (options.no_settings) return "";
+  return options.settings_path.empty() ? defaultSettingsPath() : options.settings_path;
+}
+
+// What the app starts with: the command line over the restored settings.
+struct Start {
+  GuiOptions options;
+  RunPlan plan;
+  PanelState state;
+  std::optional<MaterialSettings> material;
+  std::optional<CameraSettings> camera;
+  std::string backend_asked;  // as restored or given: what is saved while the user keeps it
+};
+
+// The options with the restored settings filled in wherever the command line said nothing.
+GuiOptions restoredOptions(const GuiOptions& given, const StoredSettings& stored,
+                           bool* restored_scene) {
+  auto typed = [&](const char* flag) {
+    return given.command_line && given.command_line->count(flag) > 0;
+  };
+  GuiOptions o = given;
+  RunOptions& run = o.run;
+  *restored_scene = !typed("--scene") && !typed("--res");
+  if (*restored_scene) {
+    run.scene.scene = stored.scene;
+    run.scene.res.reset();
+    if (stored.scene == "cloth") run.scene.res = stored.cloth_res;
+    if (stored.scene == "volume") run.scene.res = stored.volume_res;
+  }
+  if (!typed("--backend")) run.backend = stored.backend == "cuda" ? "auto" : stored.backend;
+  if (!typed("--integrator"))
+    run.integrator = std::string(integratorName(stored.solver.integrator));
+  if (!typed("--tolerance")) run.tolerance = stored.solver.tolerance;
+  if (!typed("--max-iterations")) run.max_iterations = stored.solver.max_iterations;
+  if (!typed("--newton-tolerance")) run.newton_tolerance = stored.solver.newton_tolerance;
+  if (!typed("--newton-max-iterations")) {
+    run.newton_max_iterations = stored.solver.newton_max_iterations;
+  }
+  if (!typed("--dt")) run.dt = stored.time.dt;
+  if (!typed("--skip")) {
+    run.skip = stored.time.auto_skip ? "auto" : std::to_string(stored.time.manual_skip);
+  }
+  if (!typed("--width")) o.width = stored.window_width;
+  if (!typed("--height")) o.height = stored.window_height;
+  return o;
+}
+
+// Plans the start from the command line and, when given, the restored settings.
+Status planStart(const GuiOptions& given, const StoredSettings* stored, Start* out) {
+  bool restored_scene = false;
+  out->options = stored ? restoredOptions(given, *stored, &restored_scene) : given;
+  RunOptions run = out->options.run;
+  run.steps = 1;  // planRun wants a run length; the app runs until it is closed
+  run.duration.reset();
+  if (Status s = planRun(run, Scene{}, &out->plan); !s) return s;
+  out->state = initialPanelState(out->options, out->plan);
+  out->backend_asked = out->options.run.backend;
+  if (!stored) return Status::ok();
+
+  const SceneOptions& scene = given.run.scene;
+  const bool material_typed = scene.stiffness || scene.damping || scene.mass || scene.drag;
+  if (restored_scene && !material_typed) out->material = stored->material;
+  if (restored_scene) out->camera = stored->camera;
+  out->state.cloth_res = stored->cloth_res;
+  out->state.volume_res = stored->volume_res;
+  if (out->state.scene == SceneKind::kCloth && out->options.run.scene.res) {
+    out->state.cloth_res = *out->options.run.scene.res;
+  }
+  if (out->state.scene == SceneKind::kVolume && out->options.run.scene.res) {
+    out->state.volume_res = *out->options.run.scene.res;
+  }
+  if (!out->state.time.auto_skip) out->state.time.manual_skip = out->plan.skip;
+  if (out->state.time.auto_skip) out->state.time.manual_skip = stored->time.manual_skip;
+  out->state.time.time_scale = stored->time.time_scale;
+  out->state.show_panels = stored->show_panels;
+  out->state.draw.body = stored->draw_body;
+  out->state.draw.springs = stored->draw_springs || given.springs;
+  out->state.draw.particles = stored->draw_particles || given.particles;
+  out->state.draw.ground = stored->draw_ground;
+  out->state.draw.shadow = stored->draw_shadow;
+  out->state.draw.strain_full_scale = stored->strain_full_scale;
+  return Status::ok();
+}
+
+// What the user leaves behind: the session's scene and settings, the view, the window.
+StoredSettings settingsAtExit(GuiApp& app, const GuiWindow& window, const Start& start) {
+  StoredSettings s;
+  const SimSession& session = app.session();
+  const PanelState& panel = app.panelState();
+  const SceneOptions& scene = session.sceneOptions();
+  s.scene = scene.scene;
+  s.cloth_res = panel.cloth_res;
+  s.volume_res = panel.volume_res;
+  if (scene.scene == "cloth" && scene.res) s.cloth_res = *scene.res;
+  if (scene.scene == "volume" && scene.res) s.volume_res = *scene.res;
+  // the backend as asked ("auto" stays "auto") unless the user picked another in the panel
+  const std::string running(session.backend().name());
+  s.backend = panel.backend == running && !session.backendSwitch() &&
+                      (start.backend_asked == "auto" || start.backend_asked == running)
+                  ? start.backend_asked
+                  : panel.backend;
+  s.solver = session.solver();
+  s.time = session.time();
+  s.material = session.material();
+  const OrbitCamera& camera = app.camera();
+  s.camera =
+      CameraSettings{camera.yaw_degrees, camera.pitch_degrees, camera.distance, camera.target};
+  const glm::ivec2 size = window.windowSize();
+  s.window_width = size.x >= 200 && size.x <= 16384 ? size.x : start.options.width;
+  s.window_height = size.y >= 200 && size.y <= 16384 ? size.y : start.options.height;
+  s.show_panels = panel.show_panels;
+  s.draw_body = panel.draw.body;
+  s.draw_springs = panel.draw.springs;
+  s.draw_particles = panel.draw.particles;
+  s.draw_ground = panel.draw.ground;
+  s.draw_shadow = panel.draw.shadow;
+  s.strain_full_scale = panel.draw.strain_full_scale;
+  // a round trip through the checks, so a value the panels allow but the file does not (a
+  // manual skip above 10 from the command line) is never written
+  std::string dropped;
+  return parseSettings(settingsToJson(s), &dropped);
+}
+
+}  // namespace
+
 // [SECTION] the command
 
 int guiCommand(const GuiOptions& options) {
   // every input is checked, and every output opened, before a window opens
   if (Status s = checkGuiOptions(options); !s) return badInput(s);
-  RunOptions run = options.run;
-  run.steps = 1;  // planRun wants a run length; the app runs until it is closed
-  run.duration.reset();
-  RunPlan plan;
-  if (Status s = planRun(run, Scene{}, &plan); !s) return badInput(s);
-  PanelState state = initialPanelState(options, plan);
-  auto session = std::make_unique<SimSession>();
-  if (Status s = session->load(run.scene, run.backend, plan.settings, state.time); !s) {
-    return badInput(s);
+
+  Start given;
+  if (Status s = planStart(options, nullptr, &given); !s) return badInput(s);
+
+  // the settings of the last run, under what the command line says; when what they restore
+  // cannot start (a scene file since deleted), the command line alone
+  const std::string settings_path = settingsPath(options);
+  std::optional<StoredSettings> stored;
+  if (!settings_path.empty()) {
+    std::string warning;
+    stored = loadSettings(settings_path, &warning);
+    if (!warning.empty()) warn(warning);
   }
+  Start start;
+  auto session = std::make_unique<SimSession>();
+  Status restored = Status::error("no settings");
+  if (stored) {
+    restored = planStart(options, &*stored, &start);
+    if (restored) restored = checkGuiOptions(start.options);
+    if (restored) {
+      restored = session->load(start.options.run.scene, start.options.run.backend,
+                               start.plan.settings, start.state.time, start.material);
+    }
+  }
+  if (!restored) {
+    start = given;
+    if (Status s = session->load(start.options.run.scene, start.options.run.backend,
+                                 start.plan.settings, start.state.time);
+        !s) {
+      return badInput(s);
+    }
+    if (stored) {
+      warn("the restored settings cannot start (" + restored.message() +
+           "); starting from the command line alone");
+    }
+  }
+  PanelState& state = start.state;
   AtomicFile report_file, screenshot_file;
   if (!options.report_path.empty()) {
     if (Status s = report_file.open(options.report_path); !s) return badInput(s);
@@ -147,8 +319,8 @@ int guiCommand(const GuiOptions& options) {
   // the window; without a display, say where to go instead
   startLogging();
   WindowOptions window_options;
-  window_options.width = options.width;
-  window_options.height = options.height;
+  window_options.width = start.options.width;
+  window_options.height = start.options.height;
 #ifndef NDEBUG
   window_options.debug_context = true;
 #endif
@@ -168,13 +340,22 @@ int guiCommand(const GuiOptions& options) {
   }
   GuiApp app(window.get(), std::move(session), state);
   if (Status s = app.init(); !s) return failed("the renderer failed: " + s.message());
+  if (start.camera) {
+    OrbitCamera camera = app.camera();
+    camera.yaw_degrees = start.camera->yaw_degrees;
+    camera.pitch_degrees = start.camera->pitch_degrees;
+    camera.distance = start.camera->distance;
+    camera.target = start.camera->target;
+    app.restoreCamera(camera);
+  }
 
   // the frame loop; the last frame is captured when a screenshot is wanted
   using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  auto last = start;
+  const auto start_time = Clock::now();
+  auto last = start_time;
   Image shot;
   Status captured = Status::ok();
+  int64_t frames = 0;
   for (;;) {
     const FrameSize size = app.currentSize();
     const bool minimised = size.framebuffer.x <= 0 || size.framebuffer.y <= 0;
@@ -182,14 +363,22 @@ int guiCommand(const GuiOptions& options) {
     const auto now = Clock::now();
     const double wall = std::chrono::duration<double>(now - last).count();
     last = now;
-    const double elapsed = std::chrono::duration<double>(now - start).count();
+    const double elapsed = std::chrono::duration<double>(now - start_time).count();
     const bool final_frame =
         window->closeRequested() || (options.exit_after && elapsed >= *options.exit_after);
     const bool capture = final_frame && screenshot_file.isOpen();
     captured = app.frame(app.currentSize(), wall, capture ? &shot : nullptr);
+    ++frames;
     if (final_frame) break;
   }
-  const double wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double wall_seconds = std::chrono::duration<double>(Clock::now() - start_time).count();
+
+  // the settings for the next run (a failure to save is told, never fatal)
+  if (!settings_path.empty()) {
+    if (Status s = saveSettings(settings_path, settingsAtExit(app, *window, start)); !s) {
+      warn("settings not saved: " + s.message());
+    }
+  }
 
   // outputs, each whole or not at all
   if (screenshot_file.isOpen()) {
@@ -201,7 +390,11 @@ int guiCommand(const GuiOptions& options) {
   }
   const RunSummary summary = app.session().summary(wall_seconds);
   if (report_file.isOpen()) {
-    report_file.stream() << runReportJson(summary).dump(2) << "\n";
+    nlohmann::json report = runReportJson(summary);
+    report["backend_fallback"] = backendSwitchJson(app.session().backendSwitch());
+    report["frames"] = frames;             // the app's own: drawn frames
+    report["gl_errors"] = app.glErrors();  // and GL errors seen after them
+    report_file.stream() << report.dump(2) << "\n";
     if (Status s = report_file.commit(); !s) return failed(s.message());
   }
   std::printf("hooke: %s, %s on %s: %.3g s simulated in %.3g s (%lld solves)%s\n",

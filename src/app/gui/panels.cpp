@@ -21,6 +21,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/compare_view.h"
 #include "app/gui/plot_widget.h"
 #include "app/gui/ui_style.h"
 
@@ -355,6 +356,7 @@ void controlsPanel(PanelState& state, const PanelFacts& facts, PanelRequests* re
   solverSection(state, facts, requests);
   timeSection(state, facts, requests);
   materialSection(state, facts, requests);
+  compareControls(state, facts, requests);
   mouseAndViewSection(state, facts, requests);
   ImGui::End();
 }
@@ -468,8 +470,16 @@ void statsPanel(const PanelState& state, const PanelFacts& facts) {
     }
     row("t", "%.3f s  (h %.4g s)", session.simTime(), session.h());
     row("solves", "%lld", static_cast<long long>(session.solves()));
+    if (const int64_t capped = session.cgUnconverged(); capped > 0) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("CG at its cap");
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kWarningColor, "%lld solves", static_cast<long long>(capped));
+    }
     ImGui::EndTable();
   }
+  compareStats(facts);
 
   sectionTitle("Last solve");
   if (beginStatsTable("solve")) {
@@ -551,6 +561,11 @@ void divergenceBanner(const PanelFacts& facts, PanelRequests* requests) {
     } else {
       ImGui::Text("The %s backend failed: %s", std::string(session.backend().name()).c_str(),
                   failed->c_str());
+    }
+    if (diverged) {
+      ImGui::Text("Paused; the last finite state (t = %.3f s) is kept.", *diverged - session.h());
+      if (ImGui::Button("Revert to last finite state")) requests->revert = true;
+      ImGui::SameLine();
     }
     if (ImGui::Button("Reset (R)")) requests->reset = true;
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/cli_options.h"
+#include "app/gui/compare_session.h"
 #include "app/gui/drag_force.h"
 #include "app/gui/frame_stats.h"
 #include "app/gui/material_editor.h"
@@ -46,6 +47,10 @@ struct PanelState {
   DrawOptions draw;
   bool show_panels = true;
 
+  // evaluation: a second integrator side by side, the Sweep panel
+  CompareSettings compare;
+  bool show_sweep = false;
+
   // a short message over the view (screenshot saved, file loaded...), until a wall time
   std::string message;
   double message_until = 0.0;
@@ -56,6 +61,7 @@ struct PanelState {
 struct PanelRequests {
   std::optional<SceneOptions> load;  // open this scene (its own material)
   bool reset = false;
+  bool revert = false;  // after a divergence: back to the last finite state
   bool step = false;
   bool reset_view = false;
   bool screenshot = false;
@@ -64,6 +70,7 @@ struct PanelRequests {
   bool material_changed = false;
   bool backend_changed = false;
   bool pause_changed = false;
+  bool compare_changed = false;  // state.compare: turned on or off, another integrator or view
 };
 
 // Facts the panels show but do not edit.
@@ -80,7 +87,8 @@ struct PanelFacts {
   // rubber band from the held particle to the cursor's target
   std::optional<glm::vec2> hover;
   std::optional<glm::vec2> pull_from, pull_to;
-  double now = 0.0;  // wall seconds since start, for messages
+  double now = 0.0;                         // wall seconds since start, for messages
+  const CompareSession* compare = nullptr;  // the comparison, while it runs
 };
 
 // The widths of the side panels for the current font, window pixels.

@@ -11,7 +11,9 @@
 #include <cmath>
 
 #include "app/backend_factory.h"
+#include "app/backend_fallback.h"
 #include "app/gui/shared_backend.h"
+#include "sim/cpu_backend.h"
 #include "sim/metrics.h"
 
 namespace hooke {
@@ -44,7 +46,14 @@ float restExtent(std::span<const glm::vec3> x) {
 
 }  // namespace
 
-SimSession::SimSession() = default;
+SimSession::SimSession(BackendLoader loader) : loader_(std::move(loader)) {
+  if (!loader_) {
+    loader_ = [](const std::string& name, const Model& model, const State& state,
+                 Integrator integrator,
+                 BackendChoice* out) { return loadBackend(name, model, state, out, integrator); };
+  }
+}
+
 SimSession::~SimSession() = default;
 
 // [SECTION] loading
@@ -59,7 +68,7 @@ Status SimSession::load(const SceneOptions& scene_options, const std::string& ba
   const MaterialSettings wanted = material.value_or(reference);
   Model model = applyMaterial(scene.model, reference, wanted);
   BackendChoice choice;
-  if (Status s = loadBackend(backend_name, model, scene.state, &choice, solver.integrator); !s) {
+  if (Status s = loader_(backend_name, model, scene.state, solver.integrator, &choice); !s) {
     return s;
   }
   if (!choice.backend->supports(solver.integrator)) {
@@ -77,6 +86,7 @@ Status SimSession::load(const SceneOptions& scene_options, const std::string& ba
   patch_radius_ = 0.25f * restExtent(scene_.state.x);
   backend_ = std::shared_ptr<Backend>(std::move(choice.backend));
   fallback_reason_ = choice.fallback_reason;
+  switch_.reset();
   pending_backend_.reset();
   solver_ = solver;
   time_ = time;
@@ -98,7 +108,7 @@ Status SimSession::reset() {
   const std::string backend(backend_ ? backend_->name() : "auto");
   const std::shared_ptr<Backend> incoming = pending_backend_;
   const std::string name = incoming ? std::string(incoming->name()) : backend;
-  const bool paused = paused_;
+  const bool paused = paused_ && !(sim_ && sim_->diverged());  // a divergence's pause ends here
   Status s = load(scene_options_, name, solver_, time_, material_);
   paused_ = paused;
   return s;
@@ -107,7 +117,27 @@ Status SimSession::reset() {
 void SimSession::startSimulation(const State& state) {
   sim_ = std::make_unique<Simulation>(std::make_unique<SharedBackend>(backend_), model_, state,
                                       time_.dt, time_.skip());
+  if (backend_->name() != "cpu") {
+    sim_->setFallback(
+        [this](const Model& model, const State& last_good, std::unique_ptr<Backend>* out) {
+          return fallBackToCpu(model, last_good, out);
+        });
+  }
   clock_ = TickScheduler(time_.dt, time_.skip());
+}
+
+Status SimSession::fallBackToCpu(const Model& model, const State& state,
+                                 std::unique_ptr<Backend>* out) {
+  // the session's backend becomes the CPU one (backend() returns it from now on); the failed
+  // one is released when the Simulation drops its handle
+  auto cpu = std::make_shared<CpuBackend>();
+  if (Status s = cpu->load(model, state); !s) return s;
+  cpu->setSettings(solver_);
+  backend_ = std::move(cpu);
+  pending_backend_.reset();
+  switched_ = true;
+  *out = std::make_unique<SharedBackend>(backend_);
+  return Status::ok();
 }
 
 // [SECTION] live changes
@@ -144,6 +174,31 @@ Status SimSession::setBackend(const std::string& name) {
   }
   pending_backend_ = std::shared_ptr<Backend>(std::move(choice.backend));
   pending_backend_->setSettings(solver_);
+  return Status::ok();
+}
+
+Status SimSession::revertToLastFinite() {
+  if (!sim_ || !sim_->diverged()) {
+    return Status::error("nothing to revert: the simulation has not diverged");
+  }
+  const State state = sim_->previousState();
+
+  // the finished run up to the last finite solve counts towards the report
+  const TickScheduler& s = sim_->scheduler();
+  const int64_t kept = std::max<int64_t>(0, s.solves() - 1);
+  past_.ticks += kept * (s.skip() + 1);
+  past_.solves += kept;
+  past_.sim_time += double(kept) * s.h();
+  past_.physics_time += double(kept) * s.h();
+  mergeTotals(sim_->totals(), &past_.totals);
+
+  if (Status loaded = backend_->load(model_, state); !loaded) return loaded;
+  backend_->setSettings(solver_);
+  startSimulation(state);
+  paused_ = true;
+  pull_ = Pull{};
+  patch_ = PullPatch{};
+  restartOscillator();
   return Status::ok();
 }
 
@@ -253,6 +308,16 @@ void SimSession::tickOnce(FrameAdvance* advance) {
   }
   const auto solve_start = Clock::now();
   std::optional<SolveReport> report = sim_->tick(external);
+  if (switched_) {
+    switched_ = false;
+    switch_ = sim_->backendSwitch();
+    if (switch_) {
+      switch_->at_solve += past_.solves;
+      switch_->time += past_.physics_time;
+      notice_ = describeSwitch(*switch_);
+    }
+  }
+  if (sim_->diverged()) paused_ = true;  // the last finite state is kept for a revert
   if (!external.empty()) {
     for (const PatchShare& p : patch_.shares)
       external_[p.particle] = glm::vec3(0.0f);

@@ -4,12 +4,14 @@
 // GLFW, so the frame-loop logic is tested headless.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "app/backend_factory.h"
 #include "app/cli_options.h"
 #include "app/gui/drag_force.h"
 #include "app/gui/material_editor.h"
@@ -59,9 +61,15 @@ struct OscillatorReference {
   double height(double t) const { return y_rest + oscillator.displacement(t - t0); }
 };
 
+// How the session makes a backend by name and loads it (loadBackend by default; tests give one
+// that injects faults).
+using BackendLoader =
+    std::function<Status(const std::string& name, const Model& model, const State& state,
+                         Integrator integrator, BackendChoice* out)>;
+
 class SimSession {
  public:
-  SimSession();
+  explicit SimSession(BackendLoader loader = {});
   ~SimSession();
   SimSession(const SimSession&) = delete;
   SimSession& operator=(const SimSession&) = delete;
@@ -71,11 +79,16 @@ class SimSession {
   // session keeps what it had. `material`, when given, replaces the scene's own material.
   Status load(const SceneOptions& scene, const std::string& backend, const SolverSettings& solver,
               const TimeSettings& time, const std::optional<MaterialSettings>& material = {});
-  // Rebuilds the same scene from its initial state, keeping every setting.
+  // Rebuilds the same scene from its initial state, keeping every setting (but the pause a
+  // divergence made).
   Status reset();
   bool loaded() const { return sim_ != nullptr; }
   // Why "auto" did not pick CUDA at the last load; empty when it did, or was not asked to.
   const std::string& backendFallbackReason() const { return fallback_reason_; }
+  // A device backend whose step fails mid-run hands the last good state to the CPU backend, the
+  // failed solve is re-run there, and the app goes on: when and why (solve and time counted
+  // from the last load or reset), and a notice() says so once.
+  const std::optional<BackendSwitch>& backendSwitch() const { return switch_; }
 
   // [SECTION] live changes
   void setSolver(const SolverSettings& solver);        // from the next solve
@@ -89,6 +102,10 @@ class SimSession {
   // (alpha = 1): n + 1 ticks from a solve boundary, more when paused between two.
   void requestStep() { step_requested_ = true; }
   void setPull(const Pull& pull, const PullSettings& settings);
+  // After a divergence (which pauses the session): goes on from the last finite state, the one
+  // solved just before the diverging solve, still paused, so a smaller dt or a softer material
+  // can be set first. Fails when nothing diverged.
+  Status revertToLastFinite();
 
   // [SECTION] the frame
   // Feeds wall seconds (× time scale) to the tick clock and runs the ticks due, within the
@@ -116,6 +133,10 @@ class SimSession {
   double physicsTime() const;  // s, the newest solved state's time
   int64_t solves() const;
   std::optional<double> divergedAt() const;  // s, physics time
+  // Solves whose CG hit its iteration cap (or broke down) since the last load or reset.
+  int64_t cgUnconverged() const {
+    return past_.totals.cg_unconverged + sim_->totals().cg_unconverged;
+  }
   const std::optional<std::string>& backendError() const { return sim_->error(); }
   const std::optional<SolveReport>& lastSolve() const { return last_solve_; }
   const SolveHistory& history() const { return history_; }
@@ -150,6 +171,7 @@ class SimSession {
   void recordSolve(const SolveReport& report);
   void restartOscillator();
   void startSimulation(const State& state);
+  Status fallBackToCpu(const Model& model, const State& state, std::unique_ptr<Backend>* out);
 
   // the scene and the model it runs with
   SceneOptions scene_options_;
@@ -159,7 +181,10 @@ class SimSession {
   bool is_oscillator_ = false;
 
   // the backend is shared by each Simulation the session starts on it
+  BackendLoader loader_;
   std::shared_ptr<Backend> backend_;
+  std::optional<BackendSwitch> switch_;
+  bool switched_ = false;  // the fallback took over during the current tick
   std::unique_ptr<Simulation> sim_;
   SolverSettings solver_;
   TimeSettings time_;
