@@ -737,6 +737,7 @@ Status CudaBackend::step(float h, std::span<const glm::vec3> external, StepStats
       break;
     case Integrator::kImplicit:
       done = stepImplicit(h, device_external, &s);
+      s.newton_iterations = 1;  // one linear solve, as the CPU backend reports it
       break;
     case Integrator::kNewton:
       done = stepNewton(h, false, device_external, &s);

@@ -41,11 +41,18 @@ for step in "${steps[@]}"; do
         >"$OUT/failover.log" 2>&1
       echo "failover cli rc=$?"
       grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$OUT/failover.log" | head
+      # hooke render through CUDA–GL interop (label gl, run here for the CUDA case)
+      timeout 120 "$B/tests/hooke_gl_tests" --gtest_filter='RenderCommand.*' >"$OUT/render-gl.log" 2>&1
+      echo "render gl tests rc=$?"
+      grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$OUT/render-gl.log" | head
       ;;
     sanitize)
+      # the fault-injection tests launch a refused kernel on purpose: sanitizers count it
       for tool in memcheck racecheck synccheck; do
+        filter=${SANITIZE_FILTER:-*-CudaFaultInjection.*}
+        [ $tool = racecheck ] && filter=${RACECHECK_FILTER:-$filter}
         timeout "${SANITIZE_TIMEOUT:-100}" compute-sanitizer --tool $tool --error-exitcode 9 \
-          "$B/tests/hooke_cuda_tests" --gtest_filter="${SANITIZE_FILTER:-*}" \
+          "$B/tests/hooke_cuda_tests" --gtest_filter="$filter" \
           >"$OUT/sanitizer-$tool.log" 2>&1
         echo "$tool rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool.log" | tr '\n' ' ')"
         grep -E "^\[  (FAILED|PASSED) " "$OUT/sanitizer-$tool.log" | head -3

@@ -18,7 +18,7 @@
 #   --warmup S         seconds before the growth baseline (default: 10)
 #   --out DIR          where samples and reports go (default: soak-out)
 #   --run-args "..."   more `hooke run` flags for headless, e.g. "--integrator symplectic --dt 1e-4"
-#                      (they follow the defaults below, so they override them)
+#                      (a flag given here replaces the default of the same name)
 # Exit status: 0 when every check passed (growth under 1 %, no GL errors, no leaks), else 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,8 +90,13 @@ run_headless() {
   local hooke="$build/src/app/hooke"
   [[ -x "$hooke" ]] || { echo "soak.sh: no $hooke (build it first)" >&2; exit 2; }
   # skip 0: one solve per tick, so --steps counts solves
-  local args=(run --scene cloth --res 32 --backend "$backend" --dt 0.01 --skip 0
-              --steps "$solves" --report "$out/headless-report.json" ${run_args[@]+"${run_args[@]}"})
+  # the defaults, less any flag --run-args gives (hooke takes each flag once)
+  local args=(run) flag value
+  for flag in --scene:cloth --res:32 --backend:"$backend" --dt:0.01 --skip:0; do
+    value=${flag#*:} flag=${flag%%:*}
+    [[ " ${run_args[*]-} " == *" $flag "* ]] || args+=("$flag" "$value")
+  done
+  args+=(--steps "$solves" --report "$out/headless-report.json" ${run_args[@]+"${run_args[@]}"})
   echo "headless: ${hooke} ${args[*]}"
   local t0=$SECONDS
   "$hooke" "${args[@]}" >"$out/headless.out" 2>"$out/headless.err" &
