@@ -396,14 +396,10 @@ int evaluateCommand(const EvaluateOptions& options) {
   }
 
   // outputs, all or none
-  const bool created = !fs::exists(out_dir, ec);
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    return badInput(
-        Status::error("--out " + options.out_dir + ": cannot create directory: " + ec.message()));
-  }
+  OutputDirectory directory;
+  if (Status s = directory.create(options.out_dir, "--out"); !s) return badInput(s);
   auto fail = [&](const Status& s) {
-    if (created) fs::remove_all(out_dir, ec);
+    directory.remove();
     return badInput(s);
   };
   std::vector<std::pair<std::string, std::string>> files = {

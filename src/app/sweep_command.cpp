@@ -290,14 +290,10 @@ int sweepCommand(const SweepCommandOptions& options) {
   };
 
   // outputs: the directory, then temporary files renamed only when all are written
-  const bool created = !fs::exists(out_dir, ec);
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    return badInput(
-        Status::error("--out " + options.out_dir + ": cannot create directory: " + ec.message()));
-  }
+  OutputDirectory directory;
+  if (Status s = directory.create(options.out_dir, "--out"); !s) return badInput(s);
   auto fail = [&](const Status& s) {
-    if (created) fs::remove_all(out_dir, ec);
+    directory.remove();
     return badInput(s);
   };
   AtomicFile csv;

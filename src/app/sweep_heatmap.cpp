@@ -12,6 +12,8 @@
 #define STBI_WRITE_NO_STDIO
 #include <stb_image_write.h>
 
+#include "app/sweep_colours.h"
+
 namespace hooke {
 
 namespace {
@@ -87,24 +89,7 @@ const char* glyphRows(char c) {
   return glyphRows('?');
 }
 
-struct Rgb {
-  uint8_t r, g, b;
-};
-
 constexpr Rgb kWhite{255, 255, 255}, kInk{30, 30, 30}, kGrey{120, 120, 120};
-constexpr Rgb kStable{46, 160, 67}, kUnrealistic{255, 176, 0}, kDiverged{214, 39, 40};
-
-Rgb statusColour(CellStatus status) {
-  switch (status) {
-    case CellStatus::kStable:
-      return kStable;
-    case CellStatus::kUnrealistic:
-      return kUnrealistic;
-    case CellStatus::kDiverged:
-      return kDiverged;
-  }
-  return kGrey;
-}
 
 class Canvas {
  public:

@@ -105,4 +105,23 @@ void AtomicFile::discard() {
   }
 }
 
+Status OutputDirectory::create(const std::string& path, const std::string& flag) {
+  std::error_code ec;
+  path_ = path;
+  created_ = !std::filesystem::exists(path, ec);
+  std::filesystem::create_directories(path, ec);
+  if (ec) {
+    created_ = false;
+    return Status::error(flag + " " + path + ": cannot create directory: " + ec.message());
+  }
+  return Status::ok();
+}
+
+void OutputDirectory::remove() {
+  if (!created_) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+  created_ = false;
+}
+
 }  // namespace hooke

@@ -34,4 +34,19 @@ class AtomicFile {
   std::ofstream stream_;
 };
 
+// The directory a command writes its files into: created (with its parents) if missing, and
+// removed again by remove() only when this object created it, so a command that fails midway
+// leaves the file system as it found it.
+class OutputDirectory {
+ public:
+  // Creates `path` if it does not exist; the error names `flag` (e.g. "--out") and the path.
+  Status create(const std::string& path, const std::string& flag);
+  // Removes the directory and what is in it, if create() made it; otherwise nothing.
+  void remove();
+
+ private:
+  std::string path_;
+  bool created_ = false;
+};
+
 }  // namespace hooke

@@ -12,29 +12,27 @@
 
 #include <imgui.h>
 
+#include "app/sweep_colours.h"
+
 namespace hooke {
 
 namespace {
 
 // [SECTION] look
 
-// the colours of `hooke sweep`'s heatmap PNGs (src/app/sweep_heatmap.cpp)
-constexpr ImU32 kStable = IM_COL32(46, 160, 67, 255);
-constexpr ImU32 kUnrealistic = IM_COL32(255, 176, 0, 255);
-constexpr ImU32 kDiverged = IM_COL32(214, 39, 40, 255);
+constexpr ImU32 colourOf(Rgb c) {
+  return IM_COL32(c.r, c.g, c.b, 255);
+}
+
+// the colours of `hooke sweep`'s heatmap PNGs (app/sweep_colours.h)
+constexpr ImU32 kStable = colourOf(kStableColour);
+constexpr ImU32 kUnrealistic = colourOf(kUnrealisticColour);
+constexpr ImU32 kDiverged = colourOf(kDivergedColour);
 constexpr ImU32 kPending = IM_COL32(70, 74, 82, 255);  // not run yet
 constexpr ImU32 kAxis = IM_COL32(200, 200, 205, 255);
 
 ImU32 statusColor(CellStatus status) {
-  switch (status) {
-    case CellStatus::kStable:
-      return kStable;
-    case CellStatus::kUnrealistic:
-      return kUnrealistic;
-    case CellStatus::kDiverged:
-      return kDiverged;
-  }
-  return kPending;
+  return colourOf(statusColour(status));
 }
 
 float uiScale() {
