@@ -71,8 +71,8 @@ Status buildScene(const SceneOptions& options, Scene* out) {
     // refused before building when it cannot fit in memory (memory_budget.h)
     uint64_t particles = 0, springs = 0;
     builtinSceneCounts(options.scene, options.res.value_or(0), &particles, &springs);
-    const std::string what = "--scene " + options.scene + " --res " +
-                             std::to_string(options.res.value_or(0));
+    const std::string what =
+        "--scene " + options.scene + " --res " + std::to_string(options.res.value_or(0));
     if (options.res && *options.res <= maxBuiltinRes(options.scene)) {
       if (Status s = checkHostMemory(what, particles, springs); !s) return s;
     }

@@ -218,10 +218,11 @@ TEST(CudaNewtonLargeStep, StiffClothStaysFiniteUnstretchedAndNearCpu) {
     ASSERT_TRUE(shifted.ok && allFinite(shifted.state)) << shifted.error;
     const double sensitivity = relativeDifference(shifted.state, expected.state, extent);
     const double difference = relativeDifference(actual.state, expected.state, extent);
-    std::printf("[ stiff    ] %-6s max|dx|/extent = %.3g (cpu shifted by 1e-6: %.3g)  max strain "
-                "gpu %.4f cpu %.4f\n",
-                nameOf(integrator).c_str(), difference, sensitivity, actual.max_strain,
-                expected.max_strain);
+    std::printf(
+        "[ stiff    ] %-6s max|dx|/extent = %.3g (cpu shifted by 1e-6: %.3g)  max strain "
+        "gpu %.4f cpu %.4f\n",
+        nameOf(integrator).c_str(), difference, sensitivity, actual.max_strain,
+        expected.max_strain);
     EXPECT_LE(difference, std::max(0.05, 3.0 * sensitivity));
     EXPECT_LE(actual.max_strain, 2.0 * expected.max_strain);
     // and it fell: the state is not the start
