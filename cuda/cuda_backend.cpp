@@ -83,6 +83,8 @@ struct Buffers {
   void* z = nullptr;
   void* p = nullptr;
   void* p2 = nullptr;  // the whole-CG paths' second direction buffer
+  void* r2 = nullptr;  // single-reduction grid CG: the second residual and A u buffers
+  void* w2 = nullptr;
   void* q = nullptr;
   // newton and bdf2: BDF2's base point x̂, v̂, and a third state pair for the line search's trial
   // states (the iterate and the trial alternate between it and the step's output pair)
@@ -100,6 +102,9 @@ struct Buffers {
 };
 
 // Lays the buffers out from base; with base = 0 it only measures.
+// Item 13's automatic rule: the gather threads per multiprocessor a small system is spread over.
+constexpr size_t kGatherThreadsPerSm = 512;
+
 Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool float4_layout,
                       size_t partial_stride) {
   Buffers b;
@@ -135,6 +140,8 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
   b.z = take(particles * vec);
   b.p = take(particles * vec);
   b.p2 = take(particles * vec);
+  b.r2 = take(particles * vec);
+  b.w2 = take(particles * vec);
   b.q = take(particles * vec);
   b.base_x = take(particles * vec);
   b.base_v = take(particles * vec);
@@ -142,7 +149,7 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
   b.v_spare = take(particles * vec);
   b.external = static_cast<float3*>(take(particles * sizeof(float3)));
   b.visual = static_cast<float3*>(take(particles * sizeof(float3)));
-  b.partials = static_cast<double*>(take(3 * partial_stride * sizeof(double)));
+  b.partials = static_cast<double*>(take(6 * partial_stride * sizeof(double)));
   b.newton_partials =
       static_cast<double*>(take(cuda::kNewtonSums * partial_stride * sizeof(double)));
   b.newton_sums = static_cast<double*>(take(cuda::kNewtonSums * sizeof(double)));
@@ -217,6 +224,10 @@ class CudaBackend final : public Backend {
     *out = path_;
     return true;
   }
+  int gatherLanes() const {
+    if (!loaded_) return 0;
+    return path_ == CgPath::kLaunches ? apply_lanes_ : whole_lanes_;
+  }
 
  private:
   Status validate(const Model& model) const;
@@ -230,7 +241,13 @@ class CudaBackend final : public Backend {
   Status evalNewton(const void* x, const void* v, const void* base_v, const float3* external,
                     const void* delta, float beta);
   Status injectFault();
-  Status choosePath(size_t particles);
+  Status choosePath(size_t particles, size_t springs);
+  int lanesFor(const KernelShape& shape, bool one_block, size_t particles, size_t springs) const;
+  // item 14 applies to the fused grid path only
+  bool singleReduction(size_t particles) const {
+    return options_.fused_finish &&
+           particles <= size_t(std::max(0, options_.single_reduction_max_particles));
+  }
   Status setL2Window(bool on);
   Status record(int event);
   Status elapsed(int from, int to, double* ms);
@@ -262,6 +279,7 @@ class CudaBackend final : public Backend {
   Reduction reduction_;
   Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
   Launch apply_, update_, direction_;
+  int apply_lanes_ = 1;  // item 13: threads per particle of the launched q = A p
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
   Reduction newton_reduction_;
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
@@ -275,10 +293,12 @@ class CudaBackend final : public Backend {
 
   // whole-CG paths (items 10, 11): shapes from init, the path and launch chosen at load
   bool one_block_ok_ = false, grid_ok_ = false;
-  KernelShape one_block_shape_, grid_shape_;
-  size_t one_block_shared_ = 0;  // dynamic shared memory one block may take
+  KernelShape one_block_shape_, grid_shape_, single_shape_;  // single: item 14's grid kernel
+  bool single_reduction_ = false;  // the grid path runs item 14 for the loaded model
+  size_t one_block_shared_ = 0;    // dynamic shared memory one block may take
   CgPath path_ = CgPath::kLaunches;
   Launch whole_launch_;
+  int whole_lanes_ = 1;  // item 13: threads per particle of the whole-CG q = A p
   cuda::WholeCg whole_;
 
   // read-back failures of the const methods, returned by the next step()
@@ -315,6 +335,13 @@ Status CudaBackend::init() {
   if (options_.check_interval < 1) {
     return Status::error("CudaOptions::check_interval must be at least 1");
   }
+  const int lanes = options_.gather_lanes;
+  if (lanes < 0 || lanes > 32 || (lanes & (lanes - 1)) != 0) {
+    return Status::error(
+        "CudaOptions::gather_lanes must be 0 (automatic) or a power of two from 1 "
+        "to 32, not " +
+        std::to_string(lanes));
+  }
   if (options_.fault_at_step < 0) {
     return Status::error("CudaOptions::fault_at_step must be 0 (off) or a step number");
   }
@@ -340,21 +367,24 @@ Status CudaBackend::init() {
     return cuda::cudaStatus(cg, "querying the kernels", __FILE__, __LINE__);
   }
   // the whole-CG kernels: both variants of this layout (and ablation, for the benchmark)
-  if (options_.ablate_static != cuda::kAblateNone && !options_.float4_layout) {
-    return Status::error("CudaOptions::ablate_static needs the float4 layout");
-  }
   size_t unused_shared = 0;
-  cudaError_t one = cuda::queryWholeCg(options_.float4_layout, true, options_.ablate_static,
+  cudaError_t one = cuda::queryWholeCg(options_.float4_layout, true, false, options_.ablate_static,
                                        options_.prefer_l1, &one_block_shape_, &one_block_shared_);
-  cudaError_t grid = cuda::queryWholeCg(options_.float4_layout, false, options_.ablate_static,
-                                        options_.prefer_l1, &grid_shape_, &unused_shared);
+  cudaError_t grid =
+      cuda::queryWholeCg(options_.float4_layout, false, false, options_.ablate_static,
+                         options_.prefer_l1, &grid_shape_, &unused_shared);
+  cudaError_t single =
+      cuda::queryWholeCg(options_.float4_layout, false, true, options_.ablate_static,
+                         options_.prefer_l1, &single_shape_, &unused_shared);
   cudaGetLastError();
-  if (one == cudaErrorInvalidValue || grid == cudaErrorInvalidValue) {
+  if (one == cudaErrorInvalidValue || grid == cudaErrorInvalidValue ||
+      single == cudaErrorInvalidValue) {
     return Status::error("CudaOptions::ablate_static " + std::to_string(options_.ablate_static) +
                          " is not one of 0, 4, 5, 7, 8");
   }
   one_block_ok_ = one == cudaSuccess;
-  grid_ok_ = grid == cudaSuccess && props_.cooperativeLaunch != 0 && grid_shape_.blocks_per_sm > 0;
+  grid_ok_ = grid == cudaSuccess && single == cudaSuccess && props_.cooperativeLaunch != 0 &&
+             grid_shape_.blocks_per_sm > 0 && single_shape_.blocks_per_sm > 0;
   HOOKE_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   for (cudaEvent_t& event : events_)
     HOOKE_CUDA_TRY(cudaEventCreate(&event));
@@ -364,6 +394,41 @@ Status CudaBackend::init() {
       cudaMallocHost(reinterpret_cast<void**>(&host_newton_), cuda::kNewtonSums * sizeof(double)));
   std::fill(host_newton_, host_newton_ + cuda::kNewtonSums, 0.0);
   return Status::ok();
+}
+
+// Item 13: threads per particle for a gather over `particles` rows of `springs` × 2 entries
+// (one_block: in a single block of shape.block threads). Automatic, from the H200 sweep
+// (bench/results, "lanes"): up to 512 particles per multiprocessor, lanes grow until the gather has
+// about 512 threads per multiprocessor (at least 2: the gather's dependent loads are the
+// iteration's latency there); beyond that, a third of a row per lane (cloth 4, volume 8) keeps more
+// loads in flight per warp. Never more lanes than a row has entries on average (rounded up to a
+// power of two), nor than 16. One block: as many as its threads hold.
+int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t particles,
+                          size_t springs) const {
+  if (options_.gather_lanes > 0) return options_.gather_lanes;
+  if (particles == 0) return 1;
+  const double per_particle = 2.0 * double(springs) / double(particles);
+  int cap = 1;
+  while (cap < 16 && double(cap) < per_particle)
+    cap *= 2;
+  int lanes = 1;
+  if (one_block) {
+    while (lanes < cap && particles * size_t(2 * lanes) <= size_t(shape.block))
+      lanes *= 2;
+    return lanes;
+  }
+  const size_t target = kGatherThreadsPerSm * size_t(props_.multiProcessorCount);
+  if (particles <= target) {
+    lanes = 2;
+    while (lanes < cap && particles * size_t(2 * lanes) <= target)
+      lanes *= 2;
+  } else {
+    // the power of two nearest a third of the row (by ratio)
+    const double third = per_particle / 3.0;
+    while (lanes < cap && double(lanes) * 1.41421356 < third)
+      lanes *= 2;
+  }
+  return std::min(lanes, cap);
 }
 
 Launch CudaBackend::launchFor(const KernelShape& shape, size_t count) const {
@@ -469,6 +534,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.check_interval = options_.check_interval;
   plan.use_graph = options_.cg_graph;
   plan.fused_finish = options_.fused_finish;
+  plan.lanes = apply_lanes_;
   return plan;
 }
 
@@ -510,7 +576,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   particle_prepare_ = launchFor(step_shapes_[cuda::kParticlePrepareKernel], n);
   commit_ = launchFor(step_shapes_[cuda::kCommitKernel], n);
   visual_ = launchFor(step_shapes_[cuda::kVisualKernel], n);
-  apply_ = launchFor(cg_shapes_[cuda::kApplyKernel], n);
+  apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs);
+  apply_ = launchFor(cg_shapes_[cuda::kApplyKernel], n * size_t(apply_lanes_));
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
   spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);
@@ -518,7 +585,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   newton_eval_ = launchFor(newton_shapes_[cuda::kNewtonEvalKernel], std::max(n, springs));
   newton_trial_ = launchFor(newton_shapes_[cuda::kNewtonTrialKernel], n);
   bdf2_base_ = launchFor(newton_shapes_[cuda::kBdf2BaseKernel], n);
-  HOOKE_TRY(choosePath(n));
+  HOOKE_TRY(choosePath(n, springs));
   const int whole_grid = path_ == CgPath::kGrid ? whole_launch_.grid : 1;
   const size_t stride =
       size_t(std::max({particle_prepare_.grid, apply_.grid, update_.grid, whole_grid,
@@ -613,6 +680,10 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.reduction = reduction_;
   whole.args.scalars = b.scalars;
   whole.args.fused = options_.fused_finish;
+  whole.args.lanes = whole_lanes_;
+  whole.args.single_reduction = single_reduction_;
+  whole.args.r_other = b.r2;
+  whole.args.w_other = b.w2;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;
@@ -632,7 +703,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
 // kAuto: one block up to the measured crossover while the directions fit in its shared memory;
 // then the cooperative grid up to grid_max_particles (0: no limit); kLaunches beyond that and
 // where neither can run.
-Status CudaBackend::choosePath(size_t particles) {
+Status CudaBackend::choosePath(size_t particles, size_t springs) {
   const size_t shared = cuda::wholeCgSharedBytes(static_cast<uint32_t>(particles));
   const bool fits = one_block_ok_ && shared <= one_block_shared_;
   CgPath path = options_.cg_path;
@@ -657,12 +728,20 @@ Status CudaBackend::choosePath(size_t particles) {
   }
   path_ = path;
   whole_launch_ = Launch{};
+  whole_lanes_ = 1;
+  single_reduction_ = false;
   if (path == CgPath::kOneBlock) {
+    whole_lanes_ = lanesFor(one_block_shape_, true, particles, springs);
+    const size_t threads = particles * size_t(whole_lanes_);
     const int wanted = static_cast<int>(std::min<size_t>(
-        size_t(one_block_shape_.block), std::max<size_t>(32, (particles + 31) / 32 * 32)));
+        size_t(one_block_shape_.block), std::max<size_t>(32, (threads + 31) / 32 * 32)));
     whole_launch_ = Launch{1, wanted};
   } else if (path == CgPath::kGrid) {
-    whole_launch_ = launchFor(grid_shape_, particles);  // never more blocks than are resident
+    single_reduction_ = singleReduction(particles);
+    const KernelShape& shape = single_reduction_ ? single_shape_ : grid_shape_;
+    whole_lanes_ = lanesFor(shape, false, particles, springs);
+    // never more blocks than are resident
+    whole_launch_ = launchFor(shape, particles * size_t(whole_lanes_));
   }
   return Status::ok();
 }
@@ -1086,6 +1165,11 @@ bool queryCudaDevice(int device, CudaDeviceInfo* out, std::string* why_not) {
 bool cudaCgPath(const Backend& backend, CgPath* out) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->cgPath(out);
+}
+
+int cudaGatherLanes(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr ? cuda->gatherLanes() : 0;
 }
 
 const char* cgPathName(CgPath path) {

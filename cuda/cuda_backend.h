@@ -45,12 +45,23 @@ struct CudaOptions {
   // kOneBlock, kGrid: CG iterations per launch between two host reads; 0: the whole solve in
   // one launch, read once per step (item 1 taken to its end)
   int whole_cg_interval = 0;
+  // Threads per particle in q = A p (item 13): its springs split over this many lanes of a warp
+  // so their dependent loads overlap; a power of two from 1 to 32, or 0: chosen at load from the
+  // size against the path's resident threads and the springs per particle (measured on the H200:
+  // bench/results, "lanes"; CudaBackend::lanesFor)
+  int gather_lanes = 0;
+  // kGrid (with fused_finish) up to this many particles: Chronopoulos–Gear CG, all of an
+  // iteration's sums in one reduction, so one grid barrier per iteration instead of two (item 14);
+  // the same iterates as PCG in exact arithmetic, recurrences that round differently. Each
+  // gatherer then reads three vectors and a 3×3 block per neighbour instead of two vectors: on the
+  // H200 it won up to 16384 particles and lost at 65536 (bench/results, ablation 14). 0: never.
+  int single_reduction_max_particles = 32768;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
   // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with
   // one compile-time optimisation taken out: 4 (__launch_bounds__ and occupancy-chosen block
   // size), 5 (__ldg on read-only data), 7 (branchless pinned masks), 8 (warp-shuffle
-  // reductions). 0: none.
+  // reductions). 0: none. Compiled for both layouts.
   int ablate_static = 0;
 
   // Test hook for reliability tests, not a setting: when N > 0, the N-th step() after each load()
@@ -94,6 +105,10 @@ bool cudaVisualSource(const Backend& backend, CudaVisualSource* out);
 // The CG path a loaded CUDA backend runs (kAuto resolved); false when it is not a CUDA backend or
 // holds no model.
 bool cudaCgPath(const Backend& backend, CgPath* out);
+
+// Threads per particle of the CG path's q = A p a loaded CUDA backend runs (item 13); 0 when it
+// is not a CUDA backend or holds no model.
+int cudaGatherLanes(const Backend& backend);
 
 const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 

@@ -26,6 +26,7 @@ struct CgPlan {
   int check_interval = 8;  // K
   bool use_graph = false;
   bool fused_finish = false;  // 3 launches per iteration instead of 5
+  int lanes = 1;              // threads per particle in q = A p
 };
 
 class CudaPcg {

@@ -9,6 +9,7 @@
 #include <glm/glm.hpp>
 
 #include "cuda/kernel_api.h"
+#include "sim/spring_force.h"
 
 namespace hooke::cuda {
 
@@ -108,6 +109,43 @@ __device__ __forceinline__ Incident incident(const int2* __restrict__ adjacency,
   return out;
 }
 
+// Gather lanes (item 13): a particle's springs may be split over `lanes` neighbouring threads of
+// one warp (lanes a power of two, 1 to 32), lane l taking entries row_start + l, + 2 lanes, ...,
+// so the dependent loads of a long adjacency row run side by side instead of one after another.
+// Loops over particles then go round by round per warp, so every lane of a warp reaches the same
+// shuffles: a round starts at a warp-uniform particle index and gives each group of lanes one
+// particle, which may lie past the end (then the group contributes nothing).
+struct GatherLanes {
+  uint32_t lanes;  // threads per particle
+  uint32_t sub;    // this thread's lane within its particle's group
+  uint32_t group;  // this thread's group within its warp
+  uint32_t first;  // the first round's first particle (warp-uniform)
+  uint32_t step;   // particles per round over all threads
+};
+
+__device__ __forceinline__ GatherLanes gatherLanes(uint32_t lanes, uint32_t thread,
+                                                   uint32_t threads) {
+  GatherLanes g;
+  g.lanes = lanes;
+  g.sub = thread & (lanes - 1);
+  g.group = (thread & 31u) / lanes;
+  g.first = (thread & ~31u) / lanes;
+  g.step = threads / lanes;
+  return g;
+}
+
+// Σ over the lanes of one group into every lane of it: an xor butterfly, a fixed order (so
+// bit-reproducible; xor offsets below `lanes` never leave the group). Every lane of the warp
+// must call it.
+__device__ __forceinline__ glm::vec3 groupSum(glm::vec3 v, uint32_t lanes) {
+  for (uint32_t offset = lanes >> 1; offset > 0; offset >>= 1) {
+    v.x += __shfl_xor_sync(0xffffffffu, v.x, offset);
+    v.y += __shfl_xor_sync(0xffffffffu, v.y, offset);
+    v.z += __shfl_xor_sync(0xffffffffu, v.z, offset);
+  }
+  return v;
+}
+
 // f_i = m_i g − c_air v_i + e_i   (e: external input, may be absent)
 __device__ __forceinline__ glm::vec3 bodyForce(const DeviceModel& m, float mass, glm::vec3 v,
                                                const float3* __restrict__ external, uint32_t i) {
@@ -115,6 +153,51 @@ __device__ __forceinline__ glm::vec3 bodyForce(const DeviceModel& m, float mass,
   if (external) {
     const float* e = reinterpret_cast<const float*>(external + i);
     f += glm::vec3(__ldg(e), __ldg(e + 1), __ldg(e + 2));
+  }
+  return f;
+}
+
+// The gather loop of item 13 over particles first, first + stride, ... < n (stride: all threads).
+// row(i, sub, lanes) returns a struct whose `springs` member is this lane's part of particle i's
+// spring sum (entries row_start + sub, + lanes, ...) and whatever else finish needs; finish(i, r)
+// then runs once per particle with r.springs the whole sum. With one lane: a plain grid-stride
+// loop without shuffles (the compiler may then overlap one particle's loads with the next one's);
+// with several: rounds of groups, a group's parts summed by groupSum.
+template <typename Row, typename Finish>
+__device__ __forceinline__ void gatherRows(const GatherLanes& g, uint32_t first, uint32_t stride,
+                                           uint32_t n, Row row, Finish finish) {
+  if (g.lanes == 1) {
+    for (uint32_t i = first; i < n; i += stride)
+      finish(i, row(i, 0u, 1u));
+    return;
+  }
+  for (uint32_t round = g.first; round < n; round += g.step) {
+    const uint32_t i = round + g.group;
+    const bool valid = i < n;
+    decltype(row(0u, 0u, 1u)) r{};
+    if (valid) r = row(i, g.sub, g.lanes);
+    r.springs = groupSum(valid ? r.springs : glm::vec3(0.0f), g.lanes);
+    if (valid && g.sub == 0) finish(i, r);
+  }
+}
+
+// f_i = base + Σ_{s ∋ i} ±f_s, the spring forces at (x, v) gathered over i's springs in spring
+// order, each evaluated in the spring's own orientation (i end first), bit for bit as the CPU
+// does (+ at the spring's i end, − at its j end)
+template <typename V>
+__device__ __forceinline__ glm::vec3 addSpringForces(const DeviceModel& m, const V* __restrict__ x,
+                                                     const V* __restrict__ v, uint32_t i,
+                                                     glm::vec3 xi, glm::vec3 vi, glm::vec3 base) {
+  glm::vec3 f = base;
+  const uint32_t end = __ldg(m.row_start + i + 1);
+  for (uint32_t e = __ldg(m.row_start + i); e < end; ++e) {
+    const Incident s = incident(m.adjacency, e);
+    const glm::vec3 xo = loadConst(x, s.other), vo = loadConst(v, s.other);
+    const glm::vec3 xa = s.is_j ? xo : xi, xb = s.is_j ? xi : xo;
+    const glm::vec3 va = s.is_j ? vo : vi, vb = s.is_j ? vi : vo;
+    const SpringForce sf = springForce(xa, xb, va, vb, __ldg(m.rest + s.spring),
+                                       __ldg(m.stiffness + s.spring), __ldg(m.damping + s.spring));
+    f = s.is_j ? f - sf.on_i : f + sf.on_i;
   }
   return f;
 }

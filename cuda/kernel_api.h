@@ -193,10 +193,12 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
                           CgScalars* scalars, float tolerance, int max_iterations, void* dv,
                           uint32_t particles, int vector_bytes);
 
-// q = A p and partial sums of p·q; fused: the last block also computes α (launchAlpha's work)
+// q = A p and partial sums of p·q, each particle's springs over `lanes` threads (a power of two,
+// 1 to 32; launch.grid × launch.block threads cover lanes × particles in rounds); fused: the last
+// block also computes α (launchAlpha's work)
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars);
+                        Reduction reduction, CgScalars* scalars, int lanes);
 
 // α = r·z / p·q, or breakdown
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,
@@ -225,13 +227,20 @@ struct WholeCgArgs {
   DeviceSystem system;
   CgVectors cg;
   void* p_other = nullptr;  // second direction buffer: p ping-pongs between cg.p and this
-  Reduction reduction;      // 3 sums per block: p·q, r·r, r·z
+  Reduction reduction;      // 3 sums per block: p·q, r·r, r·z (6 with single_reduction)
   CgScalars* scalars = nullptr;
   int iteration_budget = 0;  // iterations this launch may do; <= 0: until done
   bool fused = true;         // 2 barriers per iteration; false: 5 (separate stages, as launched)
+  int lanes = 1;             // threads per particle in q = A p (a power of two, 1 to 32)
+  // grid only: Chronopoulos–Gear CG, one barrier per iteration (needs fused); r, w = A u and s
+  // = A p ping-pong between cg.r / r_other, cg.q / w_other and cg.z / p_other, and the reduction
+  // holds 6 sums per block
+  bool single_reduction = false;
+  void* r_other = nullptr;
+  void* w_other = nullptr;
 };
 
-// Compile-time optimisations the benchmark can take out of the whole-CG kernel (float4 only).
+// Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).
 enum WholeCgAblation {
   kAblateNone = 0,
   kAblateBounds = 4,
@@ -243,8 +252,8 @@ enum WholeCgAblation {
 // Shape of one whole-CG kernel: for one block, the largest block it can launch (shape.block) and
 // the shared memory available to it; for the grid, the occupancy shape. Fails with
 // cudaErrorInvalidValue for an ablation that was not compiled.
-cudaError_t queryWholeCg(bool float4_layout, bool one_block, int ablation, bool prefer_l1,
-                         KernelShape* out, size_t* max_shared_bytes);
+cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, int ablation,
+                         bool prefer_l1, KernelShape* out, size_t* max_shared_bytes);
 
 // Shared memory one block needs for `particles` (the directions and z, packed float3).
 size_t wholeCgSharedBytes(uint32_t particles);

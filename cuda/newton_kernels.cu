@@ -31,19 +31,7 @@ __global__ void __launch_bounds__(kHeavyThreads)
     if (__ldg(m.free_mask + i) == 0.0f) continue;  // pinned: no residual, no merit term
     const glm::vec3 xi = loadConst(x, i), vi = loadConst(v, i), bvi = loadConst(base_v, i);
     const float mass = __ldg(m.mass + i);
-    glm::vec3 f = bodyForce(m, mass, vi, external, i);
-    const uint32_t end = __ldg(m.row_start + i + 1);
-    for (uint32_t e = __ldg(m.row_start + i); e < end; ++e) {
-      const Incident s = incident(m.adjacency, e);
-      const glm::vec3 xo = loadConst(x, s.other), vo = loadConst(v, s.other);
-      // evaluated in the spring's own orientation (i end first), as the CPU does
-      const glm::vec3 xa = s.is_j ? xo : xi, xb = s.is_j ? xi : xo;
-      const glm::vec3 va = s.is_j ? vo : vi, vb = s.is_j ? vi : vo;
-      const SpringForce sf =
-          springForce(xa, xb, va, vb, __ldg(m.rest + s.spring), __ldg(m.stiffness + s.spring),
-                      __ldg(m.damping + s.spring));
-      f = s.is_j ? f - sf.on_i : f + sf.on_i;
-    }
+    const glm::vec3 f = addSpringForces(m, x, v, i, xi, vi, bodyForce(m, mass, vi, external, i));
 
     const glm::dvec3 g = glm::dvec3(mass * (vi - bvi)) - b * glm::dvec3(f);
     sums[kGradientSquared] += glm::dot(g, g);

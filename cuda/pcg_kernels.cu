@@ -41,21 +41,24 @@ __device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* 
 }
 
 // (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} ±S_s (p_{i_s} − p_{j_s})   (+ at the i end, − at j)
-// zero at pinned particles (their rows are filtered); partial sums of p·(A p).
-// Fused: the last block to finish sums the partials and computes α itself.
+// zero at pinned particles (their rows are filtered); partial sums of p·(A p). Each particle's
+// springs are split over `lanes` threads (item 13). Fused: the last block to finish sums the
+// partials and computes α itself.
 template <bool F4, bool kFused>
 __global__ void __launch_bounds__(kHeavyThreads)
     applyKernel(DeviceModel m, DeviceSystem sys, CgVectors cg, Reduction reduction,
-                CgScalars* scalars) {
+                CgScalars* scalars, uint32_t lanes) {
   if (scalars->done) return;  // uniform across the grid
   const Vec<F4>* __restrict__ p = static_cast<const Vec<F4>*>(cg.p);
   Vec<F4>* __restrict__ q = static_cast<Vec<F4>*>(cg.q);
   double sums[1] = {0.0};
-  for (uint32_t i = firstIndex(); i < m.particles; i += gridStride()) {
-    const glm::vec3 pi = loadConst(p, i);
-    glm::vec3 out = __ldg(sys.diag + i) * pi;
+  struct Row {
+    glm::vec3 pi, springs;
+  };
+  auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes_now) {
+    Row r{loadConst(p, i), glm::vec3(0.0f)};
     const uint32_t end = __ldg(m.row_start + i + 1);
-    for (uint32_t e = __ldg(m.row_start + i); e < end; ++e) {
+    for (uint32_t e = __ldg(m.row_start + i) + sub; e < end; e += lanes_now) {
       const Incident s = incident(m.adjacency, e);
       const glm::vec3 po = loadConst(p, s.other);
       const float4 na = __ldg(sys.block_na + s.spring);
@@ -64,13 +67,19 @@ __global__ void __launch_bounds__(kHeavyThreads)
       S.a = na.w;
       S.b = __ldg(sys.block_b + s.spring);
       // S (p_{i_s} − p_{j_s}), the difference taken in the spring's own orientation
-      const glm::vec3 qs = applyBlock(S, s.is_j ? po - pi : pi - po);
-      out = s.is_j ? out - qs : out + qs;
+      const glm::vec3 qs = applyBlock(S, s.is_j ? po - r.pi : r.pi - po);
+      r.springs = s.is_j ? r.springs - qs : r.springs + qs;
     }
+    return r;
+  };
+  auto finish = [&](uint32_t i, const Row& r) {
+    glm::vec3 out = __ldg(sys.diag + i) * r.pi + r.springs;
     out = __ldg(m.free_mask + i) == 0.0f ? glm::vec3(0.0f) : out;
     store(q, i, out);
-    sums[0] += dotDouble(pi, out);
-  }
+    sums[0] += dotDouble(r.pi, out);
+  };
+  gatherRows(gatherLanes(lanes, firstIndex(), gridStride()), firstIndex(), gridStride(),
+             m.particles, row, finish);
   writePartials<1>(sums, reduction);
   if constexpr (kFused) {
     if (!lastBlockToArrive(&scalars->apply_arrivals)) return;
@@ -223,10 +232,11 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars) {
+                        Reduction reduction, CgScalars* scalars, int lanes) {
   auto kernel = float4_layout ? (fused ? applyKernel<true, true> : applyKernel<true, false>)
                               : (fused ? applyKernel<false, true> : applyKernel<false, false>);
-  kernel<<<launch.grid, launch.block, 0, stream>>>(model, system, cg, reduction, scalars);
+  kernel<<<launch.grid, launch.block, 0, stream>>>(model, system, cg, reduction, scalars,
+                                                   static_cast<uint32_t>(lanes));
   return cudaGetLastError();
 }
 

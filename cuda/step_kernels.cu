@@ -23,19 +23,7 @@ __global__ void __launch_bounds__(kHeavyThreads)
     const glm::vec3 xi = loadConst(x0, i), vi = loadConst(v0, i);
     const float mass = __ldg(m.mass + i);
     const bool pinned = __ldg(m.free_mask + i) == 0.0f;
-    glm::vec3 f = bodyForce(m, mass, vi, external, i);
-    const uint32_t end = __ldg(m.row_start + i + 1);
-    for (uint32_t e = __ldg(m.row_start + i); e < end; ++e) {
-      const Incident s = incident(m.adjacency, e);
-      const glm::vec3 xo = loadConst(x0, s.other), vo = loadConst(v0, s.other);
-      // evaluate in the spring's own orientation (i end first), bit for bit as the CPU does
-      const glm::vec3 xa = s.is_j ? xo : xi, xb = s.is_j ? xi : xo;
-      const glm::vec3 va = s.is_j ? vo : vi, vb = s.is_j ? vi : vo;
-      const SpringForce sf =
-          springForce(xa, xb, va, vb, __ldg(m.rest + s.spring), __ldg(m.stiffness + s.spring),
-                      __ldg(m.damping + s.spring));
-      f = s.is_j ? f - sf.on_i : f + sf.on_i;
-    }
+    const glm::vec3 f = addSpringForces(m, x0, v0, i, xi, vi, bodyForce(m, mass, vi, external, i));
     const glm::vec3 vn = vi + (h / mass) * f;
     const glm::vec3 xn = xi + h * (symplectic ? vn : vi);
     // branchless pinned mask (item 7): a select, so a pinned particle's unused mass never matters

@@ -39,12 +39,33 @@ __device__ __forceinline__ Incident incidentOf(const int2* adjacency, uint32_t e
   return out;
 }
 
+// One adjacency entry with its spring's system block.
+struct SpringEntry {
+  Incident incident;
+  SystemBlock block;
+};
+
+template <int kAblate>
+__device__ __forceinline__ SpringEntry springEntry(const DeviceModel& m, const DeviceSystem& sys,
+                                                   uint32_t e) {
+  SpringEntry out;
+  out.incident = incidentOf<kAblate>(m.adjacency, e);
+  const float4 na = readOnly<kAblate>(sys.block_na + out.incident.spring);
+  out.block.n = glm::vec3(na.x, na.y, na.z);
+  out.block.a = na.w;
+  out.block.b = readOnly<kAblate>(sys.block_b + out.incident.spring);
+  return out;
+}
+
 template <bool F4, int kAblate>
 __device__ __forceinline__ glm::mat3 inverseBlock(const void* base, uint32_t i) {
-  if constexpr (kAblate == kAblateLdg) {
+  if constexpr (kAblate == kAblateLdg && F4) {
     const float4* c = static_cast<const float4*>(base) + 3 * size_t(i);
     const float4 a = c[0], b = c[1], d = c[2];
     return glm::mat3(a.x, a.y, a.z, b.x, b.y, b.z, d.x, d.y, d.z);
+  } else if constexpr (kAblate == kAblateLdg) {
+    const float* f = static_cast<const float*>(base) + 9 * size_t(i);
+    return glm::mat3(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
   } else {
     return loadMat<F4>(base, i);
   }
@@ -220,6 +241,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
     Z.base = a.cg.z;
   }
   const GlobalVectors<F4> dv{a.cg.dv}, r{a.cg.r}, q{a.cg.q};
+  const GatherLanes g = gatherLanes(static_cast<uint32_t>(a.lanes), first, stride);
 
   const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
   for (int step = 0; step < budget; ++step) {
@@ -229,42 +251,45 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 
     // ---- A: q = A p, Σ p·q
     //   (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} ±S_s (p_{i_s} − p_{j_s}),  0 when pinned
+    // each particle's springs split over a.lanes threads (item 13)
     double pq[1] = {0.0};
-    for (uint32_t i = first; i < n; i += stride) {
-      const float mask = readOnly<kAblate>(m.free_mask + i);
-      if constexpr (kAblate == kAblateMasks) {
-        if (mask == 0.0f) {  // a branch instead of a select (ablation 7)
-          if (fused) p_new.set(i, glm::vec3(0.0f));
-          q.set(i, glm::vec3(0.0f));
-          continue;
-        }
-      }
-      glm::vec3 pi;
-      if (fused) {
-        pi = Z.get(i) + beta * p_old.get(i);
-        p_new.set(i, pi);
-      } else {
-        pi = p_old.get(i);
-      }
-      glm::vec3 out = readOnly<kAblate>(sys.diag + i) * pi;
-      const uint32_t end = readOnly<kAblate>(m.row_start + i + 1);
-      for (uint32_t e = readOnly<kAblate>(m.row_start + i); e < end; ++e) {
-        const Incident s = incidentOf<kAblate>(m.adjacency, e);
-        const glm::vec3 po =
-            fused ? Z.get(s.other) + beta * p_old.get(s.other) : p_old.get(s.other);
-        const float4 na = readOnly<kAblate>(sys.block_na + s.spring);
-        SystemBlock S;
-        S.n = glm::vec3(na.x, na.y, na.z);
-        S.a = na.w;
-        S.b = readOnly<kAblate>(sys.block_b + s.spring);
+    struct Row {
+      glm::vec3 pi, springs;
+      float mask;
+    };
+    auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
+      Row r;
+      r.mask = readOnly<kAblate>(m.free_mask + i);
+      r.pi = fused ? Z.get(i) + beta * p_old.get(i) : p_old.get(i);
+      r.springs = glm::vec3(0.0f);
+      // ablation 7: pinned rows skipped by a branch instead of masked by a select
+      const bool gather = kAblate != kAblateMasks || r.mask != 0.0f;
+      const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
+      for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
+        const SpringEntry se = springEntry<kAblate>(m, sys, e);
+        const glm::vec3 po = fused ? Z.get(se.incident.other) + beta * p_old.get(se.incident.other)
+                                   : p_old.get(se.incident.other);
         // S (p_{i_s} − p_{j_s}), the difference taken in the spring's own orientation
-        const glm::vec3 qs = applyBlock(S, s.is_j ? po - pi : pi - po);
-        out = s.is_j ? out - qs : out + qs;
+        const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? po - r.pi : r.pi - po);
+        r.springs = se.incident.is_j ? r.springs - qs : r.springs + qs;
       }
-      if constexpr (kAblate != kAblateMasks) out = mask == 0.0f ? glm::vec3(0.0f) : out;
+      return r;
+    };
+    auto finish = [&](uint32_t i, Row r) {
+      glm::vec3 out = readOnly<kAblate>(sys.diag + i) * r.pi + r.springs;
+      if constexpr (kAblate == kAblateMasks) {
+        if (r.mask == 0.0f) {
+          r.pi = glm::vec3(0.0f);
+          out = glm::vec3(0.0f);
+        }
+      } else {
+        out = r.mask == 0.0f ? glm::vec3(0.0f) : out;
+      }
+      if (fused) p_new.set(i, r.pi);
       q.set(i, out);
-      pq[0] += dotDouble(pi, out);
-    }
+      pq[0] += dotDouble(r.pi, out);
+    };
+    gatherRows(g, first, stride, n, row, finish);
     totals(pq, 0);
     if (!(pq[0] > 0.0)) {
       breakdown = 1;
@@ -330,46 +355,250 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
   }
 }
 
-// Register limits per kernel class (item 4): the one-block kernel runs up to 1024 threads, the
-// grid kernel is a gather like applyKernel. Ablation 4 has no bounds and a fixed block.
-template <bool F4, bool kOneBlock, int kAblate>
-__global__ void __launch_bounds__(kOneBlock ? kOneBlockThreads : kHeavyThreads)
-    wholeCgKernel(WholeCgArgs args) {
-  wholeCg<F4, kOneBlock, kAblate>(args);
+// The solve with one grid barrier per iteration (item 14): Chronopoulos–Gear CG, which forms all
+// of an iteration's sums in one reduction. With u = P⁻¹ r, w = A u, s = A p (t completed before):
+//   init (t = 0 only): w = A u, δ = w·u; α = (r·u) / δ, β = 0                      [barrier]
+//   iteration t:   p = u + β p,  s = w + β s,  Δv += α p,  r' = r − α s,  u' = P⁻¹ r',
+//                  w' = A u',  Σ r'·u', Σ w'·u', Σ r'·r'                             [barrier]
+//                  |r'| <= tolerance |b|: converged; t + 1 = cap: stop; else
+//                  β' = (r'·u') / (r·u),  α' = (r'·u') / (w'·u' − β' (r'·u') / α)  (<= 0:
+//                  breakdown)
+// A u' needs the neighbours' u' before they are written, so each gatherer recomputes them from
+// the neighbours' r, w and s of iteration t (u'_j = P⁻¹_j (r_j − α (w_j + β s_j))): r, w and s
+// ping-pong between two buffers each (odd iterations read the second), so nothing a neighbour
+// reads is written in the same phase; p and Δv are only ever touched by their own particle. The
+// block partial sums alternate between two sets of three slots with the barriers, so a block that
+// is already writing the next iteration's partials never overwrites ones another block is still
+// reading. Same ablations as wholeCg.
+template <bool F4, int kAblate>
+__device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
+  const DeviceModel& m = a.model;
+  const DeviceSystem& sys = a.system;
+  CgScalars* scalars = a.scalars;
+  const uint32_t n = m.particles;
+  if (scalars->done) return;  // written by the kernel before this one: the same in every block
+  int iterations = scalars->iterations;
+  double gamma = scalars->rz, r_norm = scalars->r_norm;
+  const double target = scalars->target;
+  const int max_iterations = scalars->max_iterations;
+  float alpha = scalars->alpha, beta = scalars->beta;
+  int converged = 0, breakdown = 0, done = 0;
+
+  // block partials -> totals in every thread; `set` alternates with the barriers
+  auto totals = [&](double(&v)[3], int set) {
+    blockTotals<3, kAblate, kHeavyThreads>(v);
+    if (threadIdx.x == 0) {
+      for (int k = 0; k < 3; ++k)
+        a.reduction.partials[(3 * set + k) * a.reduction.stride + blockIdx.x] = v[k];
+    }
+    cg::this_grid().sync();
+    for (int k = 0; k < 3; ++k)
+      v[k] = 0.0;
+    for (int b = threadIdx.x; b < int(gridDim.x); b += blockDim.x) {
+      for (int k = 0; k < 3; ++k)
+        v[k] += __ldcg(a.reduction.partials + (3 * set + k) * a.reduction.stride + b);
+    }
+    blockTotals<3, kAblate, kHeavyThreads>(v);
+  };
+
+  const GlobalVectors<F4> R0{a.cg.r}, R1{a.r_other}, W0{a.cg.q}, W1{a.w_other};
+  const GlobalVectors<F4> S0{a.cg.z}, S1{a.p_other}, P{a.cg.p}, dv{a.cg.dv};
+  const GatherLanes g = gatherLanes(static_cast<uint32_t>(a.lanes), firstIndex(), gridStride());
+
+  if (iterations == 0) {
+    // ---- init: w = A u with u = P⁻¹ r (r = b from the prepare kernels), δ = w·u
+    double sums[3] = {0.0, 0.0, 0.0};
+    struct Row {
+      glm::vec3 ui, springs;
+      float mask;
+    };
+    auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
+      Row r;
+      r.mask = readOnly<kAblate>(m.free_mask + i);
+      r.ui = inverseBlock<F4, kAblate>(sys.inv_diag, i) * R0.get(i);
+      r.springs = glm::vec3(0.0f);
+      const bool gather = kAblate != kAblateMasks || r.mask != 0.0f;
+      const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
+      for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
+        const SpringEntry se = springEntry<kAblate>(m, sys, e);
+        const uint32_t o = se.incident.other;
+        const glm::vec3 uo = inverseBlock<F4, kAblate>(sys.inv_diag, o) * R0.get(o);
+        const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? uo - r.ui : r.ui - uo);
+        r.springs = se.incident.is_j ? r.springs - qs : r.springs + qs;
+      }
+      return r;
+    };
+    auto finish = [&](uint32_t i, const Row& r) {
+      glm::vec3 wi = readOnly<kAblate>(sys.diag + i) * r.ui + r.springs;
+      wi = r.mask == 0.0f ? glm::vec3(0.0f) : wi;
+      W0.set(i, wi);
+      sums[1] += dotDouble(wi, r.ui);
+    };
+    gatherRows(g, firstIndex(), gridStride(), n, row, finish);
+    totals(sums, 1);
+    if (!(sums[1] > 0.0)) {
+      breakdown = 1;
+      done = 1;
+    } else {
+      alpha = static_cast<float>(gamma / sums[1]);
+      beta = 0.0f;
+    }
+  }
+
+  const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
+  for (int step = 0; step < budget && !done; ++step) {
+    const bool odd = iterations & 1, first = iterations == 0;
+    const GlobalVectors<F4> r_in = odd ? R1 : R0, r_out = odd ? R0 : R1;
+    const GlobalVectors<F4> w_in = odd ? W1 : W0, w_out = odd ? W0 : W1;
+    const GlobalVectors<F4> s_in = odd ? S1 : S0, s_out = odd ? S0 : S1;
+    // s = w + β s (s of the iteration before; at t = 0 there is none: s = w)
+    auto direction = [&](uint32_t j) {
+      const glm::vec3 wj = w_in.get(j);
+      return first ? wj : wj + beta * s_in.get(j);
+    };
+    double sums[3] = {0.0, 0.0, 0.0};  // r'·u', w'·u', r'·r'
+    struct Row {
+      glm::vec3 si, ri, ui, springs;
+      float mask;
+    };
+    auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
+      Row r;
+      r.mask = readOnly<kAblate>(m.free_mask + i);
+      r.si = direction(i);
+      r.ri = r_in.get(i) - alpha * r.si;                         // r'
+      r.ui = inverseBlock<F4, kAblate>(sys.inv_diag, i) * r.ri;  // u'
+      r.springs = glm::vec3(0.0f);
+      const bool gather = kAblate != kAblateMasks || r.mask != 0.0f;
+      const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
+      for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
+        const SpringEntry se = springEntry<kAblate>(m, sys, e);
+        const uint32_t o = se.incident.other;
+        const glm::vec3 uo =
+            inverseBlock<F4, kAblate>(sys.inv_diag, o) * (r_in.get(o) - alpha * direction(o));
+        const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? uo - r.ui : r.ui - uo);
+        r.springs = se.incident.is_j ? r.springs - qs : r.springs + qs;
+      }
+      return r;
+    };
+    auto finish = [&](uint32_t i, const Row& r) {
+      const glm::vec3 u_old = inverseBlock<F4, kAblate>(sys.inv_diag, i) * r_in.get(i);
+      const glm::vec3 pi = first ? u_old : u_old + beta * P.get(i);
+      glm::vec3 wi = readOnly<kAblate>(sys.diag + i) * r.ui + r.springs;
+      wi = r.mask == 0.0f ? glm::vec3(0.0f) : wi;
+      P.set(i, pi);
+      s_out.set(i, r.si);
+      dv.set(i, dv.get(i) + alpha * pi);
+      r_out.set(i, r.ri);
+      w_out.set(i, wi);
+      sums[0] += dotDouble(r.ri, r.ui);
+      sums[1] += dotDouble(wi, r.ui);
+      sums[2] += dotDouble(r.ri, r.ri);
+    };
+    gatherRows(g, firstIndex(), gridStride(), n, row, finish);
+    totals(sums, iterations & 1);
+    ++iterations;
+    r_norm = sqrt(sums[2]);
+    if (r_norm <= target) {
+      converged = 1;
+      done = 1;
+      break;
+    }
+    if (iterations >= max_iterations) {
+      done = 1;
+      break;
+    }
+    const double beta_next = sums[0] / gamma;
+    const double eta = sums[1] - beta_next * sums[0] / double(alpha);  // p'·A p'
+    if (!(eta > 0.0)) {
+      breakdown = 1;
+      done = 1;
+      break;
+    }
+    alpha = static_cast<float>(sums[0] / eta);
+    beta = static_cast<float>(beta_next);
+    gamma = sums[0];
+  }
+
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    scalars->iterations = iterations;
+    scalars->r_norm = r_norm;
+    scalars->rz = gamma;
+    scalars->alpha = alpha;
+    scalars->beta = beta;
+    scalars->converged = converged;
+    scalars->breakdown = breakdown;
+    scalars->done = done;
+  }
 }
 
-template <bool kOneBlock>
-__global__ void wholeCgUnboundedKernel(WholeCgArgs args) {
-  wholeCg<true, kOneBlock, kAblateBounds>(args);
+// Register limits per kernel class (item 4). The one-block kernel is bounded by its block of up to
+// 1024 threads (ablation 4: unbounded, a 256-thread block). The cooperative-grid kernels always
+// run 256-thread blocks (queryWholeCg) and are compiled without a bound: on the H200 the bound
+// gave the same register counts and cost 3–6 % per iteration (bench/results, ablation 4, which
+// for the grid now puts the bound back).
+template <bool F4, int kAblate>
+__global__ void __launch_bounds__(kOneBlockThreads) oneBlockKernel(WholeCgArgs args) {
+  wholeCg<F4, true, kAblate>(args);
+}
+
+template <bool F4>
+__global__ void oneBlockUnboundedKernel(WholeCgArgs args) {
+  wholeCg<F4, true, kAblateBounds>(args);
+}
+
+template <bool F4, int kAblate>
+__global__ void gridKernel(WholeCgArgs args) {
+  wholeCg<F4, false, kAblate>(args);
+}
+
+template <bool F4>
+__global__ void __launch_bounds__(kHeavyThreads) gridBoundedKernel(WholeCgArgs args) {
+  wholeCg<F4, false, kAblateBounds>(args);
+}
+
+template <bool F4, int kAblate>
+__global__ void singleReductionKernel(WholeCgArgs args) {
+  wholeCgSingleReduction<F4, kAblate>(args);
+}
+
+template <bool F4>
+__global__ void __launch_bounds__(kHeavyThreads) singleReductionBoundedKernel(WholeCgArgs args) {
+  wholeCgSingleReduction<F4, kAblateBounds>(args);
 }
 
 using KernelFn = void (*)(WholeCgArgs);
 
-// The compiled variants: both layouts without ablation; float4 with each ablation.
-KernelFn kernelFor(bool float4_layout, bool one_block, int ablation) {
-  if (!float4_layout) {
-    if (ablation != kAblateNone) return nullptr;
-    return one_block ? wholeCgKernel<false, true, kAblateNone>
-                     : wholeCgKernel<false, false, kAblateNone>;
-  }
+// The compiled variants: each layout without ablation and with each ablation; the grid also with
+// one barrier per iteration (single_reduction).
+template <bool F4>
+KernelFn kernelFor(bool one_block, int ablation, bool single_reduction) {
   switch (ablation) {
     case kAblateNone:
-      return one_block ? wholeCgKernel<true, true, kAblateNone>
-                       : wholeCgKernel<true, false, kAblateNone>;
+      if (one_block) return oneBlockKernel<F4, kAblateNone>;
+      return single_reduction ? singleReductionKernel<F4, kAblateNone>
+                              : gridKernel<F4, kAblateNone>;
     case kAblateBounds:
-      return one_block ? wholeCgUnboundedKernel<true> : wholeCgUnboundedKernel<false>;
+      if (one_block) return oneBlockUnboundedKernel<F4>;
+      return single_reduction ? singleReductionBoundedKernel<F4> : gridBoundedKernel<F4>;
     case kAblateLdg:
-      return one_block ? wholeCgKernel<true, true, kAblateLdg>
-                       : wholeCgKernel<true, false, kAblateLdg>;
+      if (one_block) return oneBlockKernel<F4, kAblateLdg>;
+      return single_reduction ? singleReductionKernel<F4, kAblateLdg> : gridKernel<F4, kAblateLdg>;
     case kAblateMasks:
-      return one_block ? wholeCgKernel<true, true, kAblateMasks>
-                       : wholeCgKernel<true, false, kAblateMasks>;
+      if (one_block) return oneBlockKernel<F4, kAblateMasks>;
+      return single_reduction ? singleReductionKernel<F4, kAblateMasks>
+                              : gridKernel<F4, kAblateMasks>;
     case kAblateShuffle:
-      return one_block ? wholeCgKernel<true, true, kAblateShuffle>
-                       : wholeCgKernel<true, false, kAblateShuffle>;
+      if (one_block) return oneBlockKernel<F4, kAblateShuffle>;
+      return single_reduction ? singleReductionKernel<F4, kAblateShuffle>
+                              : gridKernel<F4, kAblateShuffle>;
     default:
       return nullptr;
   }
+}
+
+KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single_reduction) {
+  return float4_layout ? kernelFor<true>(one_block, ablation, single_reduction)
+                       : kernelFor<false>(one_block, ablation, single_reduction);
 }
 
 }  // namespace
@@ -378,28 +607,35 @@ size_t wholeCgSharedBytes(uint32_t particles) {
   return 3 * 3 * sizeof(float) * size_t(particles);  // P[0], P[1], Z
 }
 
-cudaError_t queryWholeCg(bool float4_layout, bool one_block, int ablation, bool prefer_l1,
-                         KernelShape* out, size_t* max_shared_bytes) {
-  KernelFn kernel = kernelFor(float4_layout, one_block, ablation);
+cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, int ablation,
+                         bool prefer_l1, KernelShape* out, size_t* max_shared_bytes) {
+  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, single_reduction);
   if (!kernel) return cudaErrorInvalidValue;
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e != cudaSuccess) return e;
   *max_shared_bytes = 0;
   if (!one_block) {
-    if (ablation == kAblateBounds) {
-      // the block size written in the source; the grid must still be co-resident
-      e = cudaFuncSetAttribute(
-          kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-          prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));
-      if (e != cudaSuccess) return e;
-      int per_sm = 0;
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kUnboundedBlock, 0);
-      if (e != cudaSuccess) return e;
-      *out = KernelShape{kUnboundedBlock, per_sm};
-      return cudaSuccess;
-    }
-    return queryShape(kernel, kHeavyThreads, prefer_l1, out);
+    // item 4 for a cooperative grid: 256-thread blocks (kHeavyThreads, the gather class), as many
+    // per multiprocessor as the occupancy query allows. Not the block of best occupancy: every
+    // block is a participant in every grid barrier and a partial sum every block reads, so fewer,
+    // larger blocks win
+    e = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+        prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));
+    if (e != cudaSuccess) return e;
+    cudaFuncAttributes attributes{};
+    e = cudaFuncGetAttributes(&attributes, kernel);
+    if (e != cudaSuccess) return e;
+    int block = attributes.maxThreadsPerBlock < kHeavyThreads ? attributes.maxThreadsPerBlock
+                                                              : kHeavyThreads;
+    block = block / 32 * 32;
+    if (block < 32) return cudaErrorInvalidConfiguration;
+    int per_sm = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
+    if (e != cudaSuccess) return e;
+    *out = KernelShape{block, per_sm};
+    return cudaSuccess;
   }
   // one block: as many threads as the kernel can launch, all the opt-in shared memory the
   // device allows (less what the kernel declares statically)
@@ -429,7 +665,7 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, int ablation, bool 
 
 cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout, bool one_block,
                           int ablation, const WholeCgArgs& args) {
-  KernelFn kernel = kernelFor(float4_layout, one_block, ablation);
+  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, args.single_reduction);
   if (!kernel) return cudaErrorInvalidValue;
   if (one_block) {
     kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);

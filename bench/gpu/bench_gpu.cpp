@@ -43,12 +43,15 @@ struct Args {
   int max_res = 1024;
   bool ablation = true;
   bool crossover = true;
-  bool quick = false;  // fewer steps per measurement
+  bool lanes = true;        // the item-13 sweep of lanes per particle
+  bool lanes_only = false;  // only the floors and that sweep
+  bool quick = false;       // fewer steps per measurement
 };
 
 constexpr const char* kUsage =
     "usage: hooke-bench-gpu [--json FILE] [--commit ID] [--budget SECONDS] [--max-res N]\n"
-    "                       [--no-ablation] [--no-crossover] [--quick]";
+    "                       [--no-ablation] [--no-crossover] [--no-lanes] [--lanes-only]\n"
+    "                       [--quick]";
 
 int parseArgs(int argc, char** argv, Args* out) {
   for (int i = 1; i < argc; ++i) {
@@ -71,6 +74,10 @@ int parseArgs(int argc, char** argv, Args* out) {
       out->ablation = false;
     } else if (arg == "--no-crossover") {
       out->crossover = false;
+    } else if (arg == "--no-lanes") {
+      out->lanes = false;
+    } else if (arg == "--lanes-only") {
+      out->lanes_only = true;
     } else if (arg == "--quick") {
       out->quick = true;
     } else {
@@ -152,12 +159,13 @@ SolverSettings settingsFor(bool fixed) {
 }
 
 // The design this project started from: items 1–9 on, five launches per iteration, no graph, no
-// whole-CG kernel.
+// whole-CG kernel, one thread per particle (no item 13).
 CudaOptions originalOptions() {
   CudaOptions o;
   o.cg_path = CgPath::kLaunches;
   o.cg_graph = false;
   o.fused_finish = false;
+  o.gather_lanes = 1;
   o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
   return o;
 }
@@ -196,6 +204,7 @@ Json rowJson(const Row& r) {
               {"iteration_us", Json::number(r.run.iteration_us)}};
   if (r.variant != "floor_latency" && r.variant != "floor_bandwidth") {
     f.push_back({"path", Json::string(r.run.path)});
+    f.push_back({"lanes", Json::integer(r.run.lanes)});
     f.push_back({"force_ms", Json::number(r.run.force_ms)});
     f.push_back({"cg_ms", Json::number(r.run.cg_ms)});
     f.push_back({"commit_ms", Json::number(r.run.commit_ms)});
@@ -214,7 +223,7 @@ struct Bench {
   Clock::time_point started = Clock::now();
   Floors floors;
   std::vector<Row> rows;
-  std::vector<Json> paths, ablation, crossover;
+  std::vector<Json> paths, ablation, crossover, lanes;
   int skipped = 0;
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started).count(); }
@@ -308,6 +317,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"cg_ms", Json::number(run.cg_ms)},
                                       {"cg_iterations", Json::number(run.iterations)},
                                       {"iteration_us", Json::number(run.iteration_us)},
+                                      {"lanes", Json::integer(run.lanes)},
                                       {"error", Json::string(run.error)}}));
     }
   }
@@ -340,7 +350,7 @@ constexpr Item kItems[] = {
     {1, "1", "device-held CG scalars, host reads every K (off: every iteration)"},
     {2, "2", "fused kernels / phases (off: separate alpha, beta and direction stages)"},
     {3, "3", "float4 vectors (off: packed float3)"},
-    {4, "4", "__launch_bounds__ and occupancy-chosen blocks (off: none, 256 threads)"},
+    {4, "4", "__launch_bounds__ (one block: taken off, 256 threads; grid: put on, off by default)"},
     {5, "5", "__ldg on read-only data (off: plain loads)"},
     {6, "6", "L2 persisting window (toggled from the default)"},
     {7, "7", "branchless pinned masks (off: branches)"},
@@ -350,6 +360,8 @@ constexpr Item kItems[] = {
     {11, "11", "one-block small-system path (off: next path by size)"},
     {12, "12", "block-Jacobi preconditioner (off: point Jacobi)"},
     {13, "12-warm", "warm start from the previous step's dv (toggled from the default)"},
+    {14, "13", "gather lanes: a particle's springs over several threads (off: one thread)"},
+    {15, "14", "single-reduction CG: one grid barrier per iteration (off: two, standard PCG)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -411,6 +423,16 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         o.warm_start = !o.warm_start;
         note = o.warm_start ? "turned on (off by default)" : "turned off";
         break;
+      case 15:
+        applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
+        if (!applies) note = "the grid path up to single_reduction_max_particles only";
+        o.single_reduction_max_particles = 0;
+        break;
+      case 14:
+        applies = base.lanes > 1;
+        if (!applies) note = "one lane per particle is the automatic choice at this size";
+        o.gather_lanes = 1;
+        break;
     }
     RunSummary run = base;
     if (applies) {
@@ -433,6 +455,7 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
                                        {"slowdown", Json::number(slowdown)},
                                        {"cg_iterations", Json::number(run.iterations)},
                                        {"iteration_us", Json::number(run.iteration_us)},
+                                       {"lanes", Json::integer(run.lanes)},
                                        {"note", Json::string(run.ok ? note : run.error)}}));
   }
 }
@@ -470,6 +493,52 @@ void measureCrossover(Bench& b) {
       progress(cgPathName(path), p.scene, p.res, run, b.elapsed());
     }
     b.crossover.push_back(Json::object(f));
+  }
+}
+
+// [SECTION] item 13: lanes per particle, per path and size (fixed iteration count)
+
+void measureLanes(Bench& b) {
+  const SolverSettings settings = settingsFor(true);
+  struct Point {
+    const char* scene;
+    int res;
+  };
+  const Point points[] = {{"cloth", 32},   {"cloth", 128}, {"cloth", 256}, {"cloth", 512},
+                          {"cloth", 1024}, {"volume", 16}, {"volume", 41}, {"volume", 64},
+                          {"volume", 102}, {"volume", 162}};
+  for (const Point& p : points) {
+    const bool cloth = std::string(p.scene) == "cloth";
+    const size_t estimate = cloth ? size_t(p.res) * size_t(p.res)
+                                  : size_t(p.res) * size_t(p.res / 2) * size_t(p.res / 2);
+    if (estimate > size_t(b.args.max_res) * size_t(b.args.max_res) * 11 / 10) continue;
+    const Scene scene = cloth ? makeCloth(p.res, {}) : makeVolume(p.res, {});
+    const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
+    const Sized sized = stepsFor(n, true);
+    for (CgPath path : {CgPath::kGrid, CgPath::kLaunches}) {
+      if (path == CgPath::kGrid && n > 300000) continue;  // the grid loses there at any count
+      for (int lanes : {0, 1, 2, 4, 8, 16}) {
+        if (b.outOfTime()) return;
+        CudaOptions o;
+        o.cg_path = path;
+        o.gather_lanes = lanes;
+        const RunSummary run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
+        char label[24];
+        std::snprintf(label, sizeof label, "lanes-%d%s", run.lanes, lanes == 0 ? "a" : "");
+        progress(label, p.scene, p.res, run, b.elapsed());
+        b.lanes.push_back(Json::object({{"scene", Json::string(p.scene)},
+                                        {"res", Json::integer(p.res)},
+                                        {"particles", Json::integer((long long)n)},
+                                        {"springs", Json::integer((long long)springs)},
+                                        {"path", Json::string(cgPathName(path))},
+                                        {"automatic", Json::boolean(lanes == 0)},
+                                        {"lanes", Json::integer(run.lanes)},
+                                        {"ok", Json::boolean(run.ok)},
+                                        {"step_ms", Json::number(run.step_ms)},
+                                        {"iteration_us", Json::number(run.iteration_us)},
+                                        {"error", Json::string(run.error)}}));
+      }
+    }
   }
 }
 
@@ -511,11 +580,13 @@ int run(int argc, char** argv) {
       b.floors.latency_cooperative_us);
   std::fflush(stdout);
 
-  if (b.args.crossover) measureCrossover(b);
+  if (b.args.lanes || b.args.lanes_only) measureLanes(b);
+  if (b.args.crossover && !b.args.lanes_only) measureCrossover(b);
 
   // cloth, the ablation, then the volumes (the order in which a short budget cuts them off)
   const int cloth_res[] = {32, 64, 128, 256, 512, 1024};
   for (const char* scene_name : {"cloth", "volume"}) {
+    if (b.args.lanes_only) break;
     for (int res : cloth_res) {
       if (res > b.args.max_res) continue;
       const bool cloth = std::string(scene_name) == "cloth";
@@ -568,6 +639,7 @@ int run(int argc, char** argv) {
       {"paths", Json::array(b.paths)},
       {"ablation", Json::array(b.ablation)},
       {"crossover", Json::array(b.crossover)},
+      {"lanes", Json::array(b.lanes)},
       {"skipped_for_time", Json::integer(b.skipped)},
       {"wall_s", Json::number(b.elapsed())}};
   if (!b.args.json_path.empty()) {

@@ -28,6 +28,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   backend->setSettings(settings);
   CgPath path = CgPath::kAuto;
   cudaCgPath(*backend, &path);
+  const int lanes = cudaGatherLanes(*backend);
   std::vector<StepSample> samples;
   for (int k = 0; k < warmup + steps; ++k) {
     StepStats stats;
@@ -50,6 +51,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   }
   RunSummary out = summarise(samples);
   out.path = cgPathName(path);
+  out.lanes = lanes;
   return out;
 }
 

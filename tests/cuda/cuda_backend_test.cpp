@@ -248,6 +248,37 @@ std::vector<Variant> variants() {
       o.ablate_static = ablation;
       out.push_back({name + "-ablate-" + std::to_string(ablation), o});
     }
+    o = {};
+    o.cg_path = path;
+    o.ablate_static = 5;
+    o.float4_layout = false;
+    out.push_back({name + "-ablate-5-float3", o});
+  }
+  // item 13: a particle's springs over 1 to 32 lanes, on every path; 32 lanes leave most of a
+  // group without a spring (cloth has at most 12, volume 26)
+  for (CgPath path : {CgPath::kLaunches, CgPath::kOneBlock, CgPath::kGrid}) {
+    for (int lanes : {1, 2, 8, 32}) {
+      o = {};
+      o.cg_path = path;
+      o.gather_lanes = lanes;
+      out.push_back({std::string(cgPathName(path)) + "-lanes-" + std::to_string(lanes), o});
+    }
+  }
+  // item 14 off: the grid path's standard PCG with two barriers per iteration
+  o = {};
+  o.cg_path = CgPath::kGrid;
+  o.single_reduction_max_particles = 0;
+  out.push_back({"grid-two-barriers", o});
+  o.float4_layout = false;
+  o.gather_lanes = 2;
+  out.push_back({"grid-two-barriers-lanes-2-float3", o});
+  {
+    o = {};
+    o.cg_path = CgPath::kGrid;
+    o.gather_lanes = 4;
+    o.fused_finish = false;
+    o.float4_layout = false;
+    out.push_back({"grid-lanes-4-unfused-float3", o});
   }
   return out;
 }
@@ -257,11 +288,15 @@ std::vector<Variant> variants() {
 std::string bitKey(const Backend& backend, const CudaOptions& o) {
   CgPath path = CgPath::kAuto;
   cudaCgPath(backend, &path);
-  // an ablated kernel may get another block size from the occupancy query, hence another tree
+  // an ablated kernel may get another block size from the occupancy query, hence another tree;
+  // the lanes per particle change the order a row's springs are summed in
   const int tree = o.ablate_static;
   return std::string(cgPathName(path)) + std::to_string(o.float4_layout) +
          std::to_string(o.prefer_l1) + std::to_string(o.fused_finish) +
-         std::to_string(o.block_jacobi) + std::to_string(o.warm_start) + std::to_string(tree);
+         std::to_string(o.block_jacobi) + std::to_string(o.warm_start) + std::to_string(tree) +
+         "l" + std::to_string(cudaGatherLanes(backend)) +
+         (path == CgPath::kGrid && o.single_reduction_max_particles > 0 && o.fused_finish ? "cg1"
+                                                                                          : "");
 }
 
 TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {
@@ -327,7 +362,8 @@ TEST(CudaMultiBlock, LargerSystemsMatchCpuAndRepeatBitForBit) {
     const std::string name = variant.name;
     if (name != "default" && name != "launched" && name != "float3" && name != "graph" &&
         name != "fused" && name != "fused-graph" && name != "one-block" && name != "grid" &&
-        name != "grid-unfused" && name != "grid-float3") {
+        name != "grid-unfused" && name != "grid-float3" && name != "grid-two-barriers" &&
+        name != "grid-lanes-8" && name != "launches-lanes-8") {
       continue;
     }
     SCOPED_TRACE(name);

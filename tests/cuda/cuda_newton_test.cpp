@@ -89,6 +89,34 @@ TEST(CudaNewtonPaths, EveryCgPathAndLayoutMatchesCpu) {
   }
 }
 
+// A tiny cloth for a few steps on every CG path, newton and bdf2, a drag on one corner: small
+// enough for compute-sanitizer's racecheck and memcheck to finish within a device call
+// (scripts/device-checks.sh sanitize), and still compared with the CPU.
+TEST(CudaNewtonSmall, FewStepsOfATinyClothOnEveryPathMatchCpu) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene scene = makeCloth(4, convergingMaterial());
+  const std::vector<glm::vec3> external = cornerDrag(scene);
+  constexpr int kFewSteps = 4;
+  for (Integrator integrator : kNewtonIntegrators) {
+    CpuBackend cpu;
+    Trajectory expected = runSteps(cpu, scene, settingsFor(integrator), kFewSteps, external);
+    ASSERT_TRUE(expected.ok && allFinite(expected.state)) << expected.error;
+    for (CgPath path : {CgPath::kOneBlock, CgPath::kGrid, CgPath::kLaunches}) {
+      SCOPED_TRACE(nameOf(integrator) + " " + cgPathName(path));
+      CudaOptions options;
+      options.cg_path = path;
+      std::string why_not;
+      auto gpu = createCudaBackend(options, &why_not);
+      ASSERT_TRUE(gpu) << why_not;
+      Trajectory actual = runSteps(*gpu, scene, settingsFor(integrator), kFewSteps, external);
+      ASSERT_TRUE(actual.ok) << actual.error;
+      ASSERT_GT(actual.stats.back().newton_iterations, 0);
+      EXPECT_LE(relativeDifference(actual.state, expected.state, extentOf(scene.state)),
+                kTolerance);
+    }
+  }
+}
+
 // ---- determinism ----
 
 TEST(CudaNewtonDeterminism, TwoRunsGiveIdenticalBytes) {
