@@ -228,6 +228,7 @@ class CudaBackend final : public Backend {
     if (!loaded_) return 0;
     return path_ == CgPath::kLaunches ? apply_lanes_ : whole_lanes_;
   }
+  bool singleReductionInUse() const { return loaded_ && single_reduction_; }
 
  private:
   Status validate(const Model& model) const;
@@ -245,7 +246,7 @@ class CudaBackend final : public Backend {
   int lanesFor(const KernelShape& shape, bool one_block, size_t particles, size_t springs) const;
   // item 14 applies to the fused grid path only
   bool singleReduction(size_t particles) const {
-    return options_.fused_finish &&
+    return single_ok_ && options_.fused_finish &&
            particles <= size_t(std::max(0, options_.single_reduction_max_particles));
   }
   Status setL2Window(bool on);
@@ -294,6 +295,7 @@ class CudaBackend final : public Backend {
   // whole-CG paths (items 10, 11): shapes from init, the path and launch chosen at load
   bool one_block_ok_ = false, grid_ok_ = false;
   KernelShape one_block_shape_, grid_shape_, single_shape_;  // single: item 14's grid kernel
+  bool single_ok_ = false;         // item 14's grid kernel can run on this device
   bool single_reduction_ = false;  // the grid path runs item 14 for the loaded model
   size_t one_block_shared_ = 0;    // dynamic shared memory one block may take
   CgPath path_ = CgPath::kLaunches;
@@ -383,8 +385,8 @@ Status CudaBackend::init() {
                          " is not one of 0, 4, 5, 7, 8");
   }
   one_block_ok_ = one == cudaSuccess;
-  grid_ok_ = grid == cudaSuccess && single == cudaSuccess && props_.cooperativeLaunch != 0 &&
-             grid_shape_.blocks_per_sm > 0 && single_shape_.blocks_per_sm > 0;
+  grid_ok_ = grid == cudaSuccess && props_.cooperativeLaunch != 0 && grid_shape_.blocks_per_sm > 0;
+  single_ok_ = grid_ok_ && single == cudaSuccess && single_shape_.blocks_per_sm > 0;
   HOOKE_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   for (cudaEvent_t& event : events_)
     HOOKE_CUDA_TRY(cudaEventCreate(&event));
@@ -1165,6 +1167,11 @@ bool queryCudaDevice(int device, CudaDeviceInfo* out, std::string* why_not) {
 bool cudaCgPath(const Backend& backend, CgPath* out) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->cgPath(out);
+}
+
+bool cudaSingleReduction(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->singleReductionInUse();
 }
 
 int cudaGatherLanes(const Backend& backend) {

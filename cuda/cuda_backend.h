@@ -36,9 +36,10 @@ struct CudaOptions {
 
   CgPath cg_path = CgPath::kAuto;
   // kAuto takes kOneBlock up to this many particles (and while the directions fit in one block's
-  // shared memory): on the H200 one block won up to 686 particles and lost from 1024, for cloth
-  // and volume alike (bench/results/gpu-h200-2026-11-29.json, "crossover")
-  int one_block_max_particles = 800;
+  // shared memory): on the H200, against the grid with gather lanes and one barrier per
+  // iteration, one block won up to 256 particles and lost from 432, for cloth and volume alike
+  // (bench/results/gpu-h200-2026-11-29-lanes.json, "crossover")
+  int one_block_max_particles = 350;
   // kAuto takes kGrid up to this many particles and kLaunches above; 0: kGrid at every size. On
   // the H200 the grid won at 65536 particles and lost from 262144 (the same file, "paths")
   int grid_max_particles = 131072;
@@ -109,6 +110,10 @@ bool cudaCgPath(const Backend& backend, CgPath* out);
 // Threads per particle of the CG path's q = A p a loaded CUDA backend runs (item 13); 0 when it
 // is not a CUDA backend or holds no model.
 int cudaGatherLanes(const Backend& backend);
+
+// Whether a loaded CUDA backend's CG runs item 14 (the grid path's one-barrier Chronopoulos–Gear
+// CG); false when it is not a CUDA backend, holds no model or runs standard PCG.
+bool cudaSingleReduction(const Backend& backend);
 
 const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 

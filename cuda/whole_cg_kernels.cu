@@ -456,6 +456,12 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       const glm::vec3 wj = w_in.get(j);
       return first ? wj : wj + beta * s_in.get(j);
     };
+    // r' = r − α s and u' = P⁻¹ r' of particle j: one expression for the owner and every
+    // gatherer, so all of them form the same bits
+    auto residual = [&](uint32_t j, glm::vec3 sj) { return r_in.get(j) - alpha * sj; };
+    auto preconditioned = [&](uint32_t j, glm::vec3 rj) {
+      return inverseBlock<F4, kAblate>(sys.inv_diag, j) * rj;
+    };
     double sums[3] = {0.0, 0.0, 0.0};  // r'·u', w'·u', r'·r'
     struct Row {
       glm::vec3 si, ri, ui, springs;
@@ -465,16 +471,15 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.si = direction(i);
-      r.ri = r_in.get(i) - alpha * r.si;                         // r'
-      r.ui = inverseBlock<F4, kAblate>(sys.inv_diag, i) * r.ri;  // u'
+      r.ri = residual(i, r.si);        // r'
+      r.ui = preconditioned(i, r.ri);  // u'
       r.springs = glm::vec3(0.0f);
       const bool gather = kAblate != kAblateMasks || r.mask != 0.0f;
       const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
       for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
         const SpringEntry se = springEntry<kAblate>(m, sys, e);
         const uint32_t o = se.incident.other;
-        const glm::vec3 uo =
-            inverseBlock<F4, kAblate>(sys.inv_diag, o) * (r_in.get(o) - alpha * direction(o));
+        const glm::vec3 uo = preconditioned(o, residual(o, direction(o)));
         const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? uo - r.ui : r.ui - uo);
         r.springs = se.incident.is_j ? r.springs - qs : r.springs + qs;
       }

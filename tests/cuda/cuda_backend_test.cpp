@@ -295,8 +295,7 @@ std::string bitKey(const Backend& backend, const CudaOptions& o) {
          std::to_string(o.prefer_l1) + std::to_string(o.fused_finish) +
          std::to_string(o.block_jacobi) + std::to_string(o.warm_start) + std::to_string(tree) +
          "l" + std::to_string(cudaGatherLanes(backend)) +
-         (path == CgPath::kGrid && o.single_reduction_max_particles > 0 && o.fused_finish ? "cg1"
-                                                                                          : "");
+         (cudaSingleReduction(backend) ? "cg1" : "");
 }
 
 TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {
@@ -323,6 +322,11 @@ TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {
         ASSERT_TRUE(actual.ok) << actual.error;
         const double difference = relativeDifference(actual.state, expected.state, extent);
         EXPECT_LE(difference, kTolerance);
+        // item 14 runs exactly where it should: the grid path, fused, at these small sizes
+        const bool grid = bitKey(*gpu, variant.options).rfind("grid", 0) == 0;
+        EXPECT_EQ(cudaSingleReduction(*gpu),
+                  grid && variant.options.fused_finish &&
+                      variant.options.single_reduction_max_particles > 0);
         const std::string key = bitKey(*gpu, variant.options);
         if (reference.empty()) reference["default"] = actual;
         Trajectory& same_layout = reference[key];

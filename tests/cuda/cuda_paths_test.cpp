@@ -172,7 +172,8 @@ TEST(WholeCgParity, LargerVolumeMatchesCpu) {
 // work. Per step the counts may differ a lot: here float CG stalls near the tolerance (in the
 // first step the CPU's own |b − A x| stays near 1e-2 |b| while its recurrence passes 1e-4), so
 // where it stops is decided by rounding (measured on the H200: 334 against 271 in step 0 on every
-// path, 48 against 109 in step 5 with item 14). Over 8 steps the totals agree within 5 %.
+// path, 48 against 109 in step 5 with item 14). Over 8 steps the totals agree within 10 %
+// (measured: 4–5 %).
 TEST(WholeCgParity, LargeVolumeFollowsCpuWithItsWork) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene volume = makeVolume(64, {});
@@ -192,11 +193,10 @@ TEST(WholeCgParity, LargeVolumeFollowsCpuWithItsWork) {
   o.gather_lanes = 1;
   cases.push_back({"launches-1-lane", o});
   o = onPath(CgPath::kGrid);
-  cases.push_back({"grid", o});
+  cases.push_back({"grid", o});  // two barriers at this size by default
   o.single_reduction_max_particles = 1 << 20;
   cases.push_back({"grid-single-reduction", o});
   o.single_reduction_max_particles = 0;
-  cases.push_back({"grid-two-barriers", o});
   o.gather_lanes = 1;
   cases.push_back({"grid-two-barriers-1-lane", o});
   o = onPath(CgPath::kGrid);
@@ -209,6 +209,7 @@ TEST(WholeCgParity, LargeVolumeFollowsCpuWithItsWork) {
     ASSERT_TRUE(gpu) << why_not;
     Trajectory actual = runSteps(*gpu, volume, settings, kLargeSteps, {}, h);
     ASSERT_TRUE(actual.ok) << actual.error;
+    EXPECT_EQ(cudaSingleReduction(*gpu), std::string(c.name) == "grid-single-reduction");
     std::string counts;
     for (int k = 0; k < kLargeSteps; ++k) {
       counts += " " + std::to_string(actual.stats[k].cg_iterations) + "/" +
@@ -400,7 +401,9 @@ TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
   CudaDeviceInfo device;
   std::string why_not;
   ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
-  const int small = device.multiprocessors >= 32 ? 16 : 8;  // 8 from 16 SMs up
+  // 1024 particles: 16 lanes from 32 SMs up (the H200: 132), 8 from 16 (an RTX 3050: 20), 4 from 8
+  const int sms = device.multiprocessors;
+  const int small = sms >= 32 ? 16 : sms >= 16 ? 8 : sms >= 8 ? 4 : 2;
   for (CgPath path : {CgPath::kGrid, CgPath::kLaunches}) {
     SCOPED_TRACE(cgPathName(path));
     EXPECT_EQ(lanesFor(onPath(path), cloth), small);
@@ -411,10 +414,10 @@ TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
     EXPECT_EQ(lanesFor(forced, cloth), 2);
   }
   EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), makeCloth(512, {})), 4);
-  // one block holds at most its own threads: 1024 cloth particles leave no room for a second lane,
-  // 256 particles room for 4 (when the block has 1024 threads, as on sm_86 and sm_90)
+  // one block holds at most its own threads (1024 on sm_86 and sm_90): 1024 cloth particles leave
+  // no room for a second lane, 256 particles room for 4
   EXPECT_EQ(lanesFor(onPath(CgPath::kOneBlock), cloth), 1);
-  EXPECT_LE(lanesFor(onPath(CgPath::kOneBlock), makeCloth(16, {})), 4);
+  EXPECT_EQ(lanesFor(onPath(CgPath::kOneBlock), makeCloth(16, {})), 4);
 }
 
 }  // namespace
