@@ -57,6 +57,27 @@ __device__ __forceinline__ SpringEntry springEntry(const DeviceModel& m, const D
   return out;
 }
 
+// This lane's part of Σ_{s ∋ i} ±S_s (x_{i_s} − x_{j_s}) over particle i's entries sub, sub +
+// lanes,
+// ... (item 13), each difference taken in the spring's own orientation; x_o = value(o) for the
+// neighbours, x_i given. Ablation 7: a pinned row is skipped by a branch instead of being masked
+// by the caller's select.
+template <int kAblate, typename Value>
+__device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
+                                             uint32_t i, glm::vec3 xi, float mask, uint32_t sub,
+                                             uint32_t lanes, Value value) {
+  glm::vec3 part(0.0f);
+  const bool gather = kAblate != kAblateMasks || mask != 0.0f;
+  const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
+  for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
+    const SpringEntry se = springEntry<kAblate>(m, sys, e);
+    const glm::vec3 xo = value(se.incident.other);
+    const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? xo - xi : xi - xo);
+    part = se.incident.is_j ? part - qs : part + qs;
+  }
+  return part;
+}
+
 template <bool F4, int kAblate>
 __device__ __forceinline__ glm::mat3 inverseBlock(const void* base, uint32_t i) {
   if constexpr (kAblate == kAblateLdg && F4) {
@@ -147,6 +168,36 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
       v[k] = warpAllSum(lane < warps ? warp_sums[k][lane] : 0.0);
     __syncthreads();  // warp_sums may be reused at once
   }
+}
+
+// After an iteration: converged when |r| <= target, stopped at the cap; true when the solve ends.
+__device__ __forceinline__ bool finished(int iterations, double r_norm, double target,
+                                         int max_iterations, int* converged, int* done) {
+  if (r_norm <= target) {
+    *converged = 1;
+    *done = 1;
+    return true;
+  }
+  if (iterations >= max_iterations) {
+    *done = 1;
+    return true;
+  }
+  return false;
+}
+
+// Where a whole-CG launch left the solve, for the host and the next launch (one thread writes).
+__device__ __forceinline__ void publish(CgScalars* scalars, int iterations, double r_norm,
+                                        double rz, float alpha, float beta, int converged,
+                                        int breakdown, int done) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  scalars->iterations = iterations;
+  scalars->r_norm = r_norm;
+  scalars->rz = rz;
+  scalars->alpha = alpha;
+  scalars->beta = beta;
+  scalars->converged = converged;
+  scalars->breakdown = breakdown;
+  scalars->done = done;
 }
 
 // The solve. Iteration t (t completed before it):
@@ -261,18 +312,9 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.pi = fused ? Z.get(i) + beta * p_old.get(i) : p_old.get(i);
-      r.springs = glm::vec3(0.0f);
-      // ablation 7: pinned rows skipped by a branch instead of masked by a select
-      const bool gather = kAblate != kAblateMasks || r.mask != 0.0f;
-      const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
-      for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
-        const SpringEntry se = springEntry<kAblate>(m, sys, e);
-        const glm::vec3 po = fused ? Z.get(se.incident.other) + beta * p_old.get(se.incident.other)
-                                   : p_old.get(se.incident.other);
-        // S (p_{i_s} − p_{j_s}), the difference taken in the spring's own orientation
-        const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? po - r.pi : r.pi - po);
-        r.springs = se.incident.is_j ? r.springs - qs : r.springs + qs;
-      }
+      r.springs = rowPart<kAblate>(m, sys, i, r.pi, r.mask, sub, lanes, [&](uint32_t o) {
+        return fused ? Z.get(o) + beta * p_old.get(o) : p_old.get(o);
+      });
       return r;
     };
     auto finish = [&](uint32_t i, Row r) {
@@ -312,15 +354,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
     totals(sums, 1);
     ++iterations;
     r_norm = sqrt(sums[0]);
-    if (r_norm <= target) {
-      converged = 1;
-      done = 1;
-      break;
-    }
-    if (iterations >= max_iterations) {
-      done = 1;
-      break;
-    }
+    if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
     beta = static_cast<float>(sums[1] / rz);
     rz = sums[1];
 
@@ -343,16 +377,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
       }
     }
   }
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    scalars->iterations = iterations;
-    scalars->r_norm = r_norm;
-    scalars->rz = rz;
-    scalars->alpha = alpha;
-    scalars->beta = beta;
-    scalars->converged = converged;
-    scalars->breakdown = breakdown;
-    scalars->done = done;
-  }
+  publish(scalars, iterations, r_norm, rz, alpha, beta, converged, breakdown, done);
 }
 
 // The solve with one grid barrier per iteration (item 14): Chronopoulos–Gear CG, which forms all
@@ -416,16 +441,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.ui = inverseBlock<F4, kAblate>(sys.inv_diag, i) * R0.get(i);
-      r.springs = glm::vec3(0.0f);
-      const bool gather = kAblate != kAblateMasks || r.mask != 0.0f;
-      const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
-      for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
-        const SpringEntry se = springEntry<kAblate>(m, sys, e);
-        const uint32_t o = se.incident.other;
-        const glm::vec3 uo = inverseBlock<F4, kAblate>(sys.inv_diag, o) * R0.get(o);
-        const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? uo - r.ui : r.ui - uo);
-        r.springs = se.incident.is_j ? r.springs - qs : r.springs + qs;
-      }
+      r.springs = rowPart<kAblate>(m, sys, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
+        return inverseBlock<F4, kAblate>(sys.inv_diag, o) * R0.get(o);
+      });
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
@@ -473,16 +491,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       r.si = direction(i);
       r.ri = residual(i, r.si);        // r'
       r.ui = preconditioned(i, r.ri);  // u'
-      r.springs = glm::vec3(0.0f);
-      const bool gather = kAblate != kAblateMasks || r.mask != 0.0f;
-      const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
-      for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
-        const SpringEntry se = springEntry<kAblate>(m, sys, e);
-        const uint32_t o = se.incident.other;
-        const glm::vec3 uo = preconditioned(o, residual(o, direction(o)));
-        const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? uo - r.ui : r.ui - uo);
-        r.springs = se.incident.is_j ? r.springs - qs : r.springs + qs;
-      }
+      r.springs = rowPart<kAblate>(m, sys, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
+        return preconditioned(o, residual(o, direction(o)));
+      });
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
@@ -503,15 +514,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     totals(sums, iterations & 1);
     ++iterations;
     r_norm = sqrt(sums[2]);
-    if (r_norm <= target) {
-      converged = 1;
-      done = 1;
-      break;
-    }
-    if (iterations >= max_iterations) {
-      done = 1;
-      break;
-    }
+    if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
     const double beta_next = sums[0] / gamma;
     const double eta = sums[1] - beta_next * sums[0] / double(alpha);  // p'·A p'
     if (!(eta > 0.0)) {
@@ -524,16 +527,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     gamma = sums[0];
   }
 
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    scalars->iterations = iterations;
-    scalars->r_norm = r_norm;
-    scalars->rz = gamma;
-    scalars->alpha = alpha;
-    scalars->beta = beta;
-    scalars->converged = converged;
-    scalars->breakdown = breakdown;
-    scalars->done = done;
-  }
+  publish(scalars, iterations, r_norm, gamma, alpha, beta, converged, breakdown, done);
 }
 
 // Register limits per kernel class (item 4). The one-block kernel is bounded by its block of up to
