@@ -168,5 +168,43 @@ TEST(CompareSession, SettingsAreMirroredExceptTheIntegrator) {
   EXPECT_GT(p.primary.solves(), 0);
 }
 
+// The second run diverges (explicit Euler on a stiff cloth) while the first (implicit) goes on:
+// a revert takes the second back to its last finite state and pauses both; resuming lets it catch
+// up with the first in simulated time. With nothing diverged there is nothing to revert.
+TEST(CompareSession, RevertTakesTheDivergedRunBackAndPausesBoth) {
+  Pair p(named("cloth", 8));
+  ASSERT_TRUE(p.compare.start(Integrator::kExplicit).isOk());
+  EXPECT_FALSE(p.compare.revertToLastFinite().isOk());
+  MaterialSettings stiff = p.primary.material();
+  stiff.stiffness = 1e5f;
+  p.compare.setMaterial(stiff);
+  SimSession& second = *p.compare.second();
+  for (int i = 0; i < 600 && !second.divergedAt(); ++i)
+    p.frames(1);
+  ASSERT_TRUE(second.divergedAt()) << "explicit Euler at k = 1e5, h = " << second.h();
+  ASSERT_FALSE(p.primary.divergedAt());
+  EXPECT_TRUE(second.paused());  // a divergence pauses its own run
+  EXPECT_FALSE(p.primary.paused());
+  const int64_t primary_solves = p.primary.solves();
+
+  ASSERT_TRUE(p.compare.revertToLastFinite().isOk());
+  EXPECT_FALSE(second.divergedAt());
+  EXPECT_TRUE(second.paused());
+  EXPECT_TRUE(p.primary.paused());
+  EXPECT_EQ(p.primary.solves(), primary_solves);  // the first run is left as it was
+  for (const glm::vec3& x : second.state().x)
+    ASSERT_TRUE(std::isfinite(x.x) && std::isfinite(x.y) && std::isfinite(x.z));
+  const double reverted_at = second.simTime();
+  EXPECT_LT(reverted_at, p.primary.simTime());
+  EXPECT_FALSE(p.compare.revertToLastFinite().isOk());  // nothing diverged any more
+
+  p.compare.setPaused(false);
+  p.frames(6);
+  EXPECT_GT(p.primary.solves(), primary_solves);
+  EXPECT_GT(second.simTime(), reverted_at);
+  // caught up (or diverged again on the way, as explicit Euler at this stiffness will)
+  if (!second.divergedAt()) EXPECT_NEAR(second.simTime(), p.primary.simTime(), second.h());
+}
+
 }  // namespace
 }  // namespace hooke

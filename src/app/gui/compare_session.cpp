@@ -129,6 +129,24 @@ Status CompareSession::reset() {
   return Status::ok();
 }
 
+Status CompareSession::revertToLastFinite() {
+  const bool primary_diverged = primary_->divergedAt().has_value();
+  const bool second_diverged = second_ && second_->divergedAt().has_value();
+  if (!primary_diverged && !second_diverged) {
+    return Status::error("nothing to revert: neither simulation has diverged");
+  }
+  if (primary_diverged) {
+    if (Status s = primary_->revertToLastFinite(); !s) return s;
+  }
+  if (second_diverged) {
+    if (Status s = second_->revertToLastFinite(); !s) {
+      return Status::error("comparison: " + s.message());
+    }
+  }
+  setPaused(true);
+  return Status::ok();
+}
+
 Status CompareSession::load(const SceneOptions& scene, const std::string& backend,
                             const SolverSettings& solver, const TimeSettings& time) {
   if (Status s = primary_->load(scene, backend, solver, time); !s) return s;

@@ -58,6 +58,10 @@ class CompareSession {
   void setPull(const Pull& pull, const PullSettings& settings);
   // Both back to the scene's initial state.
   Status reset();
+  // After a divergence of either: each diverged session back to its last finite state, then both
+  // paused (resuming lets the one behind catch up). Fails when neither has diverged, or with the
+  // reason a session could not be reloaded.
+  Status revertToLastFinite();
   // A new scene for both (the primary's SimSession::load; the second follows it).
   Status load(const SceneOptions& scene, const std::string& backend, const SolverSettings& solver,
               const TimeSettings& time);

@@ -113,7 +113,7 @@ void compareControls(PanelState& state, const PanelFacts& facts, PanelRequests* 
   }
 }
 
-void compareStats(const PanelFacts& facts) {
+void compareStats(const PanelFacts& facts, PanelRequests* requests) {
   if (!facts.compare || !facts.compare->second()) return;
   const Column a = columnOf(facts.compare->primary());
   const Column b = columnOf(*facts.compare->second());
@@ -157,6 +157,12 @@ void compareStats(const PanelFacts& facts) {
     }
   }
   ImGui::EndTable();
+  if (facts.compare->second()->divergedAt() && !facts.compare->primary().divergedAt()) {
+    ImGui::TextColored(kBadColor, "The %s run diverged.", b.integrator.c_str());
+    if (ImGui::Button("Revert it to its last finite state (pauses both)##compare")) {
+      requests->revert = true;
+    }
+  }
 }
 
 void compareLabels(const PanelState& state, const PanelFacts& facts, const Viewport& left,

@@ -16,8 +16,9 @@ inline constexpr float kGhostTintAmount = 0.7f;
 void compareControls(PanelState& state, const PanelFacts& facts, PanelRequests* requests);
 
 // The Stats panel's two-column table (facts.compare set): solver ms, CG and Newton iterations,
-// max strain, energy, divergence, for each session.
-void compareStats(const PanelFacts& facts);
+// max strain, energy, divergence, for each session; when only the second diverged, its revert
+// button (requests->revert; the primary's is the divergence banner's).
+void compareStats(const PanelFacts& facts, PanelRequests* requests);
 
 // Labels over the 3D view: which body is the ghost (overlay), or which view is which (split;
 // `left` and `right` are the two views, window pixels).

@@ -215,9 +215,10 @@ void GuiApp::apply(const PanelRequests& requests) {
     input_.cancel();
   }
   if (requests.revert) {
-    if (Status s = session_->revertToLastFinite(); !s) {
+    if (Status s = compare_.revertToLastFinite(); !s) {
       showMessage(s.message(), true);
     } else {
+      state_.paused = true;
       showMessage("back to the last finite state; paused");
     }
     input_.cancel();

@@ -422,7 +422,7 @@ void heightPlot(const SimSession& session) {
   }
 }
 
-void statsPanel(const PanelState& state, const PanelFacts& facts) {
+void statsPanel(const PanelState& state, const PanelFacts& facts, PanelRequests* requests) {
   // a column of its own, or (narrow windows) a collapsed window over the view's top right
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   ImGuiWindowFlags flags = kSidePanelFlags;
@@ -479,7 +479,7 @@ void statsPanel(const PanelState& state, const PanelFacts& facts) {
     }
     ImGui::EndTable();
   }
-  compareStats(facts);
+  compareStats(facts, requests);
 
   sectionTitle("Last solve");
   if (beginStatsTable("solve")) {
@@ -652,7 +652,7 @@ void drawPanels(PanelState& state, const PanelFacts& facts, PanelRequests* reque
   pullHints(facts);
   if (state.show_panels) {
     controlsPanel(state, facts, requests);
-    statsPanel(state, facts);
+    statsPanel(state, facts, requests);
   } else {
     hiddenPanelsHint(facts);
   }
