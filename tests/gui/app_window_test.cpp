@@ -21,6 +21,7 @@
 #include "app/gui/gui_app.h"
 #include "app/gui/gui_window.h"
 #include "cli/hooke_process.h"
+#include "gui/app_window_fixture.h"
 #include "gui/xvfb_display.h"
 #include "render/gl_debug.h"
 
@@ -225,36 +226,12 @@ TEST(AppCommandLine, SubcommandsAreUnchangedAndRejectAppOptions) {
 
 // [SECTION] in-process: resize, minimise, a scripted drag
 
-class AppInWindow : public WithDisplay {
+class AppInWindow : public testing::AppWindowTest {
  protected:
   void open(const std::string& scene) {
-    bool no_display = false;
-    WindowOptions options;
-    options.width = 1280;
-    options.height = 800;
-    options.debug_context = true;
-    options.vsync = false;
-    Status s = GuiWindow::create(options, &window_, &no_display);
-    if (!s && no_display) GTEST_SKIP() << s.message();
-    ASSERT_TRUE(s.isOk()) << s.message();
-    auto session = std::make_unique<SimSession>();
     SceneOptions scene_options;
     scene_options.scene = scene;
-    ASSERT_TRUE(session->load(scene_options, "cpu", SolverSettings{}, TimeSettings{}).isOk());
-    app_ = std::make_unique<GuiApp>(window_.get(), std::move(session), PanelState{});
-    Status init = app_->init();
-    ASSERT_TRUE(init.isOk()) << init.message();
-  }
-  void TearDown() override {
-    app_.reset();
-    window_.reset();
-  }
-  // runs frames of 1/60 s of wall time each
-  void frames(int count) {
-    for (int i = 0; i < count; ++i) {
-      window_->pollEvents();
-      ASSERT_TRUE(app_->frame(app_->currentSize(), 1.0 / 60.0).isOk());
-    }
+    openApp(scene_options, TimeSettings{}, PanelState{}, 1280, 800);
   }
   // resizes and waits until the server has done it
   void resize(int width, int height) {
@@ -263,9 +240,6 @@ class AppInWindow : public WithDisplay {
       window_->pollEvents(0.01);
     ASSERT_EQ(window_->windowSize(), glm::ivec2(width, height));
   }
-
-  std::unique_ptr<GuiWindow> window_;
-  std::unique_ptr<GuiApp> app_;
 };
 
 TEST_F(AppInWindow, ResizeAndMinimiseCauseNoGlErrors) {

@@ -18,6 +18,7 @@
 
 #include "app/gui/gui_app.h"
 #include "app/gui/gui_window.h"
+#include "gui/app_window_fixture.h"
 #include "gui/xvfb_display.h"
 #include "render/gl_debug.h"
 
@@ -58,39 +59,12 @@ void saveIfAsked(const Image& image, const std::string& name) {
   out.write(png.data(), std::streamsize(png.size()));
 }
 
-class CompareInWindow : public ::testing::Test {
+class CompareInWindow : public testing::AppWindowTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    if (!testing::XvfbDisplay::ensure(&why)) GTEST_SKIP() << why;
-  }
   void open(const SceneOptions& scene, const TimeSettings& time, int width, int height) {
-    bool no_display = false;
-    WindowOptions options;
-    options.width = width;
-    options.height = height;
-    options.debug_context = true;
-    options.vsync = false;
-    Status s = GuiWindow::create(options, &window_, &no_display);
-    if (!s && no_display) GTEST_SKIP() << s.message();
-    ASSERT_TRUE(s.isOk()) << s.message();
-    auto session = std::make_unique<SimSession>();
-    ASSERT_TRUE(session->load(scene, "cpu", SolverSettings{}, time).isOk());
     PanelState state;
     state.time = time;
-    app_ = std::make_unique<GuiApp>(window_.get(), std::move(session), state);
-    Status init = app_->init();
-    ASSERT_TRUE(init.isOk()) << init.message();
-  }
-  void TearDown() override {
-    app_.reset();
-    window_.reset();
-  }
-  void frames(int count) {
-    for (int i = 0; i < count; ++i) {
-      window_->pollEvents();
-      ASSERT_TRUE(app_->frame(app_->currentSize(), 1.0 / 60.0).isOk());
-    }
+    openApp(scene, time, state, width, height);
   }
   Image capture() {
     Image image;
@@ -102,9 +76,6 @@ class CompareInWindow : public ::testing::Test {
     if (app_->panelState().paused != paused) app_->onKey(Key::kSpace);
     frames(1);
   }
-
-  std::unique_ptr<GuiWindow> window_;
-  std::unique_ptr<GuiApp> app_;
 };
 
 // [SECTION] the Sweep panel with the ghost
