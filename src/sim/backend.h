@@ -61,7 +61,8 @@ struct StepStats {
   int cg_iterations = 0;         // summed over Newton iterations
   int newton_iterations = 0;     // linear solves this step (1 for implicit)
   float newton_residual = 0.0f;  // newton, bdf2: final |g| / (h |M g_gravity + f0|)
-  float cg_residual = 0.0f;      // final |r| / |b|; 0 when the system was trivially solved
+  float cg_residual = 0.0f;      // final |r| / |b| (CG's recurrence; CgResult::residual says
+                                 // how it differs from |b − A x|); 0 when trivially solved
   bool cg_converged = true;      // false when CG hit the cap or broke down
   double force_ms = 0.0;         // forces, Jacobians and right-hand side
   double solve_ms = 0.0;         // the linear solve
