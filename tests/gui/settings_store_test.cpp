@@ -4,6 +4,8 @@
 // the default path follows XDG_CONFIG_HOME, then HOME.
 #include "app/gui/settings_store.h"
 
+#include "app/gui/sweep_panel.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,6 +81,16 @@ StoredSettings unusual() {
   s.draw_ground = false;
   s.draw_shadow = false;
   s.strain_full_scale = 0.05f;
+  s.compare_integrator = Integrator::kSymplectic;
+  s.compare_view = CompareView::kSplit;
+  s.sweep.integrators = {false, true, false, true, true};
+  s.sweep.dt_min = 2e-4;
+  s.sweep.dt_max = 0.05;
+  s.sweep.k_min = 100.0;
+  s.sweep.k_max = 5e6;
+  s.sweep.dt_cells = 9;
+  s.sweep.k_cells = 12;
+  s.sweep.duration = 1.25f;
   return s;
 }
 
@@ -147,6 +159,60 @@ TEST(SettingsStore, BadFieldsFallBackOneByOneAndTheRestIsKept) {
   EXPECT_NE(warning.find("defaults used for"), std::string::npos) << warning;
   EXPECT_NE(warning.find("scene.cloth_res (not an integer)"), std::string::npos) << warning;
   EXPECT_NE(warning.find("more"), std::string::npos) << warning;
+}
+
+// The comparison and the Sweep panel: each field on its own, ranges as whole pairs.
+TEST(SettingsStore, BadCompareAndSweepFieldsFallBackOneByOne) {
+  nlohmann::json j = nlohmann::json::parse(settingsToJson(unusual()));
+  j["compare"]["view"] = "mirror";                  // unknown
+  j["sweep"]["dt"] = {0.05, 2e-4};                  // decreasing
+  j["sweep"]["k_cells"] = 33;                       // above kMaxSweepCells
+  j["sweep"]["integrators"] = {"implicit", "rk4"};  // an unknown name drops the list
+  std::string warning;
+  const StoredSettings s = parseSettings(j.dump(), &warning);
+  const StoredSettings d, u = unusual();
+  EXPECT_EQ(s.compare_view, d.compare_view);
+  EXPECT_EQ(s.sweep.dt_min, d.sweep.dt_min);
+  EXPECT_EQ(s.sweep.dt_max, d.sweep.dt_max);
+  EXPECT_EQ(s.sweep.k_cells, d.sweep.k_cells);
+  EXPECT_EQ(s.sweep.integrators, d.sweep.integrators);
+  // the good ones survive
+  EXPECT_EQ(s.compare_integrator, u.compare_integrator);
+  EXPECT_EQ(s.sweep.k_min, u.sweep.k_min);
+  EXPECT_EQ(s.sweep.k_max, u.sweep.k_max);
+  EXPECT_EQ(s.sweep.dt_cells, u.sweep.dt_cells);
+  EXPECT_EQ(s.sweep.duration, u.sweep.duration);
+  EXPECT_NE(warning.find("compare.view (not overlay or split)"), std::string::npos) << warning;
+  EXPECT_EQ(warning.find('\n'), std::string::npos) << warning;
+
+  for (const char* text : {R"({"sweep": {"k": [0, 10]}})", R"({"sweep": {"k": [1, 1e13]}})",
+                           R"({"sweep": {"dt": [1e-3]}})", R"({"sweep": {"duration": 0.01}})",
+                           R"({"compare": {"integrator": "euler"}})", R"({"sweep": 3})"}) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(parseSettings(text, &warning), StoredSettings{});
+    EXPECT_FALSE(warning.empty());
+  }
+  // an empty list is a choice (nothing ticked), not an error
+  EXPECT_EQ(parseSettings(R"({"sweep": {"integrators": []}})", &warning).sweep.integrators,
+            (std::array<bool, 5>{}));
+  EXPECT_EQ(warning, "");
+}
+
+// With no settings file the Sweep panel starts as it always did.
+TEST(SettingsStore, StoredSweepDefaultsAreThePanelsDefaults) {
+  const StoredSweep stored;
+  const SweepPanelState panel;
+  EXPECT_TRUE(std::equal(stored.integrators.begin(), stored.integrators.end(),
+                         std::begin(panel.integrators)));
+  EXPECT_EQ(stored.dt_min, panel.dt_min);
+  EXPECT_EQ(stored.dt_max, panel.dt_max);
+  EXPECT_EQ(stored.k_min, panel.k_min);
+  EXPECT_EQ(stored.k_max, panel.k_max);
+  EXPECT_EQ(stored.dt_cells, panel.dt_cells);
+  EXPECT_EQ(stored.k_cells, panel.k_cells);
+  EXPECT_EQ(stored.duration, panel.duration);
+  EXPECT_EQ(StoredSettings{}.compare_integrator, CompareSettings{}.integrator);
+  EXPECT_EQ(StoredSettings{}.compare_view, CompareSettings{}.view);
 }
 
 TEST(SettingsStore, NonFiniteAndHugeNumbersAreRefused) {

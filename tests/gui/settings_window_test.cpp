@@ -92,6 +92,31 @@ TEST_F(Settings, SavedAtExitRestoredAtStartAndFlagsWin) {
   EXPECT_EQ(saved()["scene"]["cloth_res"], 8);
 }
 
+// The comparison's integrator and view and the Sweep panel's grid go through the app: restored
+// into its panels at start, saved from them at exit.
+TEST_F(Settings, CompareAndSweepChoicesSurviveARun) {
+  nlohmann::json start = nlohmann::json::parse(R"({
+    "scene": {"name": "cloth", "cloth_res": 8},
+    "compare": {"integrator": "symplectic", "view": "split"},
+    "sweep": {"integrators": ["explicit", "bdf2"], "dt": [0.0005, 0.02], "k": [50, 2e6],
+              "dt_cells": 9, "k_cells": 4, "duration": 1.5}})");
+  {
+    std::ofstream out(file());
+    out << start.dump();
+  }
+  testing::ProcessResult result;
+  run(settingsFlag(), &result);
+  EXPECT_EQ(warnings(result.err), 0) << result.err;
+  const nlohmann::json s = saved();
+  EXPECT_EQ(s["compare"], start["compare"]);
+  EXPECT_EQ(s["sweep"]["integrators"], start["sweep"]["integrators"]);
+  EXPECT_EQ(s["sweep"]["dt"], start["sweep"]["dt"]);
+  EXPECT_EQ(s["sweep"]["k"], start["sweep"]["k"]);
+  EXPECT_EQ(s["sweep"]["dt_cells"], 9);
+  EXPECT_EQ(s["sweep"]["k_cells"], 4);
+  EXPECT_DOUBLE_EQ(s["sweep"]["duration"].get<double>(), 1.5);
+}
+
 TEST_F(Settings, ACorruptFileMeansDefaultsAndOneWarning) {
   const std::string good = [&] {
     run(settingsFlag() + " --scene spring1d --dt 0.005");

@@ -7,9 +7,11 @@
 // [SECTION] the command
 #include "app/gui/gui_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -152,7 +154,8 @@ struct Start {
   PanelState state;
   std::optional<MaterialSettings> material;
   std::optional<CameraSettings> camera;
-  std::string backend_asked;  // as restored or given: what is saved while the user keeps it
+  std::string backend_asked;         // as restored or given: what is saved while the user keeps it
+  std::optional<StoredSweep> sweep;  // the Sweep panel's grid, when restored
 };
 
 // The options with the restored settings filled in wherever the command line said nothing.
@@ -222,6 +225,9 @@ Status planStart(const GuiOptions& given, const StoredSettings* stored, Start* o
   out->state.draw.ground = stored->draw_ground;
   out->state.draw.shadow = stored->draw_shadow;
   out->state.draw.strain_full_scale = stored->strain_full_scale;
+  out->state.compare.integrator = stored->compare_integrator;
+  out->state.compare.view = stored->compare_view;
+  out->sweep = stored->sweep;
   return Status::ok();
 }
 
@@ -258,6 +264,18 @@ StoredSettings settingsAtExit(GuiApp& app, const GuiWindow& window, const Start&
   s.draw_ground = panel.draw.ground;
   s.draw_shadow = panel.draw.shadow;
   s.strain_full_scale = panel.draw.strain_full_scale;
+  s.compare_integrator = panel.compare.integrator;
+  s.compare_view = panel.compare.view;
+  const SweepPanelState& sweep = app.sweepPanel();
+  std::copy(std::begin(sweep.integrators), std::end(sweep.integrators),
+            s.sweep.integrators.begin());
+  s.sweep.dt_min = sweep.dt_min;
+  s.sweep.dt_max = sweep.dt_max;
+  s.sweep.k_min = sweep.k_min;
+  s.sweep.k_max = sweep.k_max;
+  s.sweep.dt_cells = sweep.dt_cells;
+  s.sweep.k_cells = sweep.k_cells;
+  s.sweep.duration = sweep.duration;
   // a round trip through the checks, so a value the panels allow but the file does not (a
   // manual skip above 10 from the command line) is never written
   std::string dropped;
@@ -347,6 +365,18 @@ int guiCommand(const GuiOptions& options) {
     camera.distance = start.camera->distance;
     camera.target = start.camera->target;
     app.restoreCamera(camera);
+  }
+  if (start.sweep) {
+    SweepPanelState& sweep = app.sweepPanel();
+    std::copy(start.sweep->integrators.begin(), start.sweep->integrators.end(),
+              std::begin(sweep.integrators));
+    sweep.dt_min = start.sweep->dt_min;
+    sweep.dt_max = start.sweep->dt_max;
+    sweep.k_min = start.sweep->k_min;
+    sweep.k_max = start.sweep->k_max;
+    sweep.dt_cells = start.sweep->dt_cells;
+    sweep.k_cells = start.sweep->k_cells;
+    sweep.duration = start.sweep->duration;
   }
 
   // the frame loop; the last frame is captured when a screenshot is wanted

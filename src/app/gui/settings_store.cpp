@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/gui/sweep_job.h"
 #include "io/scene_file.h"
 #include "sim/scenes.h"
 
@@ -196,6 +197,69 @@ void readView(Reader& r, const json& root, StoredSettings* s) {
   r.number(view, "strain_full_scale", "view", 0.0, 1.0, &s->strain_full_scale, true);
 }
 
+// two numbers lo < hi in (0, max]; both kept or both dropped
+bool range(Reader& r, const json* parent, const char* key, const std::string& name, double max,
+           double* lo, double* hi) {
+  if (!parent) return false;
+  auto it = parent->find(key);
+  if (it == parent->end()) return false;
+  const json& v = *it;
+  const bool pair = v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number();
+  const double a = pair ? v[0].get<double>() : 0.0, b = pair ? v[1].get<double>() : 0.0;
+  if (!pair || !std::isfinite(a) || !std::isfinite(b) || !(a > 0.0) || !(a < b) || b > max) {
+    r.drop(name + "." + key, "not two increasing numbers in (0, " + json(max).dump() + "]");
+    return false;
+  }
+  *lo = a;
+  *hi = b;
+  return true;
+}
+
+void readCompareAndSweep(Reader& r, const json& root, StoredSettings* s) {
+  const json* compare = r.object(root, "compare", "compare");
+  std::string text;
+  if (r.string(compare, "integrator", "compare", 32, &text)) {
+    Integrator parsed;
+    if (parseIntegrator(text, &parsed)) {
+      s->compare_integrator = parsed;
+    } else {
+      r.drop("compare.integrator", "unknown integrator");
+    }
+  }
+  if (r.string(compare, "view", "compare", 16, &text)) {
+    if (text == "overlay" || text == "split") {
+      s->compare_view = text == "split" ? CompareView::kSplit : CompareView::kOverlay;
+    } else {
+      r.drop("compare.view", "not overlay or split");
+    }
+  }
+
+  const json* sweep = r.object(root, "sweep", "sweep");
+  if (!sweep) return;
+  StoredSweep& w = s->sweep;
+  if (auto it = sweep->find("integrators"); it != sweep->end()) {
+    std::array<bool, 5> chosen{};
+    bool ok = it->is_array();
+    for (size_t i = 0; ok && i < it->size(); ++i) {
+      Integrator parsed;
+      ok = (*it)[i].is_string() && parseIntegrator((*it)[i].get<std::string>(), &parsed);
+      for (size_t k = 0; ok && k < chosen.size(); ++k) {
+        if (kAllIntegrators[k] == parsed) chosen[k] = true;
+      }
+    }
+    if (ok) {
+      w.integrators = chosen;
+    } else {
+      r.drop("sweep.integrators", "not a list of integrator names");
+    }
+  }
+  range(r, sweep, "dt", "sweep", 10.0, &w.dt_min, &w.dt_max);
+  range(r, sweep, "k", "sweep", 1e12, &w.k_min, &w.k_max);
+  r.number(sweep, "dt_cells", "sweep", 2, kMaxSweepCells, &w.dt_cells);
+  r.number(sweep, "k_cells", "sweep", 2, kMaxSweepCells, &w.k_cells);
+  r.number(sweep, "duration", "sweep", 0.05, 10.0, &w.duration);
+}
+
 std::string joinDropped(const std::vector<std::string>& dropped) {
   std::string out;
   for (size_t i = 0; i < dropped.size() && i < 4; ++i)
@@ -218,7 +282,9 @@ bool StoredSettings::operator==(const StoredSettings& o) const {
          window_height == o.window_height && show_panels == o.show_panels &&
          draw_body == o.draw_body && draw_springs == o.draw_springs &&
          draw_particles == o.draw_particles && draw_ground == o.draw_ground &&
-         draw_shadow == o.draw_shadow && strain_full_scale == o.strain_full_scale;
+         draw_shadow == o.draw_shadow && strain_full_scale == o.strain_full_scale &&
+         compare_integrator == o.compare_integrator && compare_view == o.compare_view &&
+         sweep == o.sweep;
 }
 
 std::string defaultSettingsPath() {
@@ -257,6 +323,7 @@ StoredSettings parseSettings(std::string_view text, std::string* warning) {
   readSolver(r, root, &settings);
   readMaterial(r, root, &settings);
   readView(r, root, &settings);
+  readCompareAndSweep(r, root, &settings);
   if (!dropped.empty()) *warning = "defaults used for " + joinDropped(dropped);
   return settings;
 }
@@ -300,6 +367,16 @@ std::string settingsToJson(const StoredSettings& s) {
         {"ground", s.draw_ground},
         {"shadow", s.draw_shadow},
         {"strain_full_scale", s.strain_full_scale}}}};
+  root["compare"] = {{"integrator", std::string(integratorName(s.compare_integrator))},
+                     {"view", s.compare_view == CompareView::kSplit ? "split" : "overlay"}};
+  json integrators = json::array();
+  for (size_t k = 0; k < s.sweep.integrators.size(); ++k) {
+    if (s.sweep.integrators[k])
+      integrators.push_back(std::string(integratorName(kAllIntegrators[k])));
+  }
+  root["sweep"] = {{"integrators", integrators},          {"dt", {s.sweep.dt_min, s.sweep.dt_max}},
+                   {"k", {s.sweep.k_min, s.sweep.k_max}}, {"dt_cells", s.sweep.dt_cells},
+                   {"k_cells", s.sweep.k_cells},          {"duration", s.sweep.duration}};
   if (s.material) {
     const MaterialSettings& m = *s.material;
     root["material"] = {{"stiffness", m.stiffness},

@@ -1,5 +1,6 @@
 // The desktop app's settings between runs: what the user chose (scene, backend, solver, time,
-// material, camera, window size, view toggles) as a JSON file, saved at exit and read at start.
+// material, camera, window size, view toggles, the comparison's integrator and view, the Sweep
+// panel's grid) as a JSON file, saved at exit and read at start.
 // Reading never fails a start: a missing file means the defaults; a corrupt, truncated,
 // wrong-typed or out-of-range value means the default for that field (the whole file's defaults
 // when it is not a JSON object), and one line of warning says what was dropped. Saving writes a
@@ -7,12 +8,14 @@
 // previous file whole. No GL, ImGui or GLFW here.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include <glm/glm.hpp>
 
+#include "app/gui/compare_session.h"
 #include "app/gui/material_editor.h"
 #include "app/gui/sim_session.h"
 #include "sim/backend.h"
@@ -27,6 +30,16 @@ struct CameraSettings {
   float distance = 4.0f;
   glm::vec3 target{0.0f, 1.0f, 0.0f};
   bool operator==(const CameraSettings&) const = default;
+};
+
+// The Sweep panel's grid (SweepPanelState without its transient fields).
+struct StoredSweep {
+  std::array<bool, 5> integrators{true, false, true, false, true};  // kAllIntegrators order
+  double dt_min = 1e-4, dt_max = 0.1;                               // s, 0 < min < max <= 10
+  double k_min = 10.0, k_max = 1e7;                                 // N/m, 0 < min < max <= 1e12
+  int dt_cells = 6, k_cells = 6;                                    // 2..kMaxSweepCells
+  float duration = 0.5f;  // s simulated per cell, 0.05..10
+  bool operator==(const StoredSweep&) const = default;
 };
 
 struct StoredSettings {
@@ -49,6 +62,10 @@ struct StoredSettings {
   bool draw_ground = true;
   bool draw_shadow = true;
   float strain_full_scale = 0.01f;
+  // side by side (whether it was on is not kept: a start shows one simulation)
+  Integrator compare_integrator = Integrator::kBdf2;
+  CompareView compare_view = CompareView::kOverlay;
+  StoredSweep sweep;
 
   bool operator==(const StoredSettings& other) const;
 };
