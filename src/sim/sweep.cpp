@@ -135,6 +135,10 @@ CellResult runSweepCell(const SceneFactory& factory, const SweepCell& cell, doub
   double e_max = e0, e_end = e0, realism = 0.0, t_end = 0.0;
   const int64_t solves = std::max<int64_t>(1, std::llround(duration / cell.dt));
   for (int64_t i = 0; i < solves && !sim.diverged() && !sim.error(); ++i) {
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+      result.cancelled = true;
+      return result;
+    }
     std::optional<SolveReport> report = sim.tick();
     if (!report || sim.diverged()) continue;
     result.steps += 1;

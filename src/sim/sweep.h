@@ -2,6 +2,7 @@
 // grid on a backend, and classifying it stable, unrealistic or diverged. No I/O.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,6 +74,7 @@ struct CellResult {
   double cg_per_step = 0.0;      // CG iterations per solve
   std::string backend = "cpu";   // the backend the cell ran on
   std::string note;              // why it ran on another backend than asked, or why it failed
+  bool cancelled = false;        // stopped by SweepCellOptions::cancel: the rest means nothing
 };
 
 // Decides the status from the measurements (thresholds above), with |energy_start| as E_s.
@@ -93,6 +95,8 @@ struct SweepCellOptions {
   // the converged reference of the cell's scene (cloth, volume, files) holding a state at the
   // cell's end time (sweepEndTime); gives realism_error and energy_error. May be null.
   const Reference* reference = nullptr;
+  // checked before every solve: once true, the cell stops and returns cancelled. May be null.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The time a cell ends at: round(duration / dt) solves of dt, at least one.

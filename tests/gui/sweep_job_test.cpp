@@ -4,6 +4,10 @@
 // and integrator at the next solve, without a reset.
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include <chrono>
+
 #include <cmath>
 #include <string>
 
@@ -205,6 +209,30 @@ TEST(SweepJob, AClickedCellBecomesTheLiveDtStiffnessAndIntegratorWithoutAReset) 
   EXPECT_EQ(session.solver().integrator, Integrator::kBdf2);
   ASSERT_TRUE(session.lastSolve().has_value());
   EXPECT_GE(session.lastSolve()->step.newton_iterations, 1);
+}
+
+// A cancel reaches the cell in flight: it stops before its next solve and is dropped, instead of
+// running its million solves to the end.
+TEST(SweepJob, CancelStopsTheCellInFlight) {
+  SimSession session;
+  ASSERT_TRUE(session.load(named("spring1d"), "cpu", SolverSettings{}, TimeSettings{}).isOk());
+  SweepRequest request = requestFor(session);
+  request.integrators = {Integrator::kImplicit};
+  request.dt_min = 1e-5;
+  request.dt_max = 2e-5;
+  request.dt_cells = request.k_cells = 2;
+  request.duration = 10.0;  // 5e5 to 1e6 solves per cell
+  request.threads = 1;
+  SweepJob job;
+  ASSERT_TRUE(job.start(request).isOk());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the worker is inside cell 0
+  job.cancel();
+  job.wait();
+  const SweepJob::Snapshot snap = job.snapshot();
+  EXPECT_EQ(snap.phase, SweepJob::Phase::kCancelled);
+  EXPECT_EQ(snap.done, 0u);
+  for (uint8_t f : snap.finished)
+    EXPECT_EQ(f, 0);
 }
 
 }  // namespace

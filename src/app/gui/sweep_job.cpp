@@ -100,8 +100,11 @@ struct SweepJob::Shared {
   void work() {
     const SceneFactory factory = [this](double k) { return sceneAt(k); };
     const std::vector<SweepCell>& cells = state.cells;  // never resized while workers run
+    SweepCellOptions options;
+    options.cancel = &cancel;  // a running cell stops within one solve of a cancel
     for (size_t i = next++; i < cells.size() && !cancel; i = next++) {
-      const CellResult result = runSweepCell(factory, cells[i], duration, solver);
+      const CellResult result = runSweepCell(factory, cells[i], duration, solver, options);
+      if (result.cancelled) break;  // not a result: the cell stays unfinished
       std::lock_guard<std::mutex> lock(mutex);
       state.results[i] = result;
       state.finished[i] = 1;

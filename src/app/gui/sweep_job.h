@@ -58,7 +58,7 @@ class SweepJob {
   enum class Phase {
     kIdle,        // nothing run yet
     kRunning,     // cells are being run
-    kCancelling,  // cancelled; the cells already started are finishing
+    kCancelling,  // cancelled; the cells in flight stop within one solve
     kCancelled,   // stopped early; the finished cells are kept
     kDone,        // every cell finished
   };
@@ -90,8 +90,8 @@ class SweepJob {
   // Builds the scene and starts the worker threads; returns at once. Fails (changing nothing)
   // on a bad request, a scene that does not build, or while a cancelled run is still finishing.
   Status start(const SweepRequest& request);
-  // Stops handing out cells; those in flight finish (a cell is not interruptible), then the
-  // phase becomes kCancelled.
+  // Stops handing out cells; those in flight stop before their next solve and are dropped
+  // (left unfinished), then the phase becomes kCancelled.
   void cancel();
   // Waits until no worker runs (the result of a finished or cancelled run stays).
   void wait();
