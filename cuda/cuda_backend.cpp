@@ -101,10 +101,10 @@ struct Buffers {
   size_t total_bytes = 0;
 };
 
-// Lays the buffers out from base; with base = 0 it only measures.
 // Item 13's automatic rule: the gather threads per multiprocessor a small system is spread over.
 constexpr size_t kGatherThreadsPerSm = 512;
 
+// Lays the buffers out from base; with base = 0 it only measures.
 Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool float4_layout,
                       size_t partial_stride) {
   Buffers b;
