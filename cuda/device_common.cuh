@@ -110,7 +110,7 @@ __device__ __forceinline__ Incident incident(const int2* __restrict__ adjacency,
 }
 
 // Gather lanes (item 13): a particle's springs may be split over `lanes` neighbouring threads of
-// one warp (lanes a power of two, 1 to 32), lane l taking entries row_start + l, + l + lanes, ...,
+// one warp (lanes a power of two, 1 to 32), lane l taking the row's entries l, l + lanes, ...,
 // so the dependent loads of a long adjacency row run side by side instead of one after another.
 // Loops over particles then go round by round per warp, so every lane of a warp reaches the same
 // shuffles: a round starts at a warp-uniform particle index and gives each group of lanes one
