@@ -219,6 +219,52 @@ TEST_F(CompareInWindow, SweepPanelAndGhostShowTheHeatmapsAndBothBodies) {
 
 // [SECTION] split views and the pull
 
+// Explicit Euler beside implicit on a stiff cloth: the second run diverges and pauses while the
+// first goes on; the Stats column turns the second's state red and offers its revert, which the
+// frame loop carries out (both paused, the second finite again).
+TEST_F(CompareInWindow, ADivergedSecondRunIsShownAndReverted) {
+  SceneOptions scene;
+  scene.scene = "cloth";
+  scene.res = 12;
+  scene.stiffness = 1e5;
+  open(scene, TimeSettings{}, 1440, 900);
+  if (HasFatalFailure() || IsSkipped()) return;
+  CompareSettings compare;
+  compare.enabled = true;
+  compare.integrator = Integrator::kExplicit;
+  app_->setCompare(compare);
+  ASSERT_TRUE(app_->compare().active());
+  frames(1);
+  const Image before = capture();
+  const Viewport view = app_->viewport();
+  // the panels right of the view, where the Stats column is
+  const Viewport stats{view.x + view.width, 0.0f, float(before.width) - (view.x + view.width),
+                       float(before.height)};
+  auto red = [](const uint8_t* p) { return near(p, 255, 115, 102, 24); };
+  const size_t red_before = count(before, stats, red);
+
+  SimSession& second = *app_->compare().second();
+  for (int i = 0; i < 600 && !second.divergedAt(); ++i)
+    frames(1);
+  ASSERT_TRUE(second.divergedAt());
+  EXPECT_FALSE(app_->session().divergedAt());
+  EXPECT_FALSE(app_->session().paused());
+  EXPECT_TRUE(second.paused());
+  frames(2);
+  const Image diverged = capture();
+  saveIfAsked(diverged, "compare-diverged.png");
+  EXPECT_GT(count(diverged, stats, red), red_before + 30);
+
+  PanelRequests revert;  // the Stats column's button
+  revert.revert = true;
+  app_->apply(revert);
+  frames(1);
+  EXPECT_FALSE(second.divergedAt());
+  EXPECT_TRUE(second.paused());
+  EXPECT_TRUE(app_->session().paused());
+  EXPECT_EQ(app_->glErrors(), 0);
+}
+
 TEST_F(CompareInWindow, SplitViewsShowBothBodiesAndADragPullsBoth) {
   SceneOptions scene;
   scene.scene = "spring1d";

@@ -76,9 +76,11 @@ class GuiApp final : public WindowEvents {
   void onKey(Key key) override;
   void onDrop(const std::vector<std::string>& paths) override;
 
+  // Carries out what the panels ask for (a button's request, as at the end of a frame).
+  void apply(const PanelRequests& requests);
+
  private:
   void layout(const FrameSize& size);
-  void apply(const PanelRequests& requests);
   void loadScene(const SceneOptions& options);
   void sceneLoaded();
   void chooseWriter();
