@@ -20,6 +20,7 @@
 #include "cuda/cuda_pcg.h"
 #include "cuda/kernel_api.h"
 #include "cuda/whole_cg.h"
+#include "sim/locality_order.h"
 
 namespace hooke {
 
@@ -60,10 +61,9 @@ struct Buffers {
   // read-only during CG
   int2* adjacency = nullptr;      // (2 springs)
   uint32_t* row_start = nullptr;  // (particles + 1)
-  float4* block_na = nullptr;     // (springs)
-  float* block_b = nullptr;       // (springs)
+  float4* block = nullptr;        // (springs) packed S_s
   float* diag = nullptr;          // (particles)
-  void* inv_diag = nullptr;       // (particles) 3×3
+  float2* inv_diag = nullptr;     // (particles) symmetric 3×3, 3 float2
   float* free_mask = nullptr;     // (particles)
   size_t constant_bytes = 0;      // size of the region above
   // model parameters
@@ -94,6 +94,7 @@ struct Buffers {
   void* v_spare = nullptr;
   float3* external = nullptr;         // (particles) packed
   float3* visual = nullptr;           // (particles) packed
+  uint32_t* slots = nullptr;          // (particles) model particle -> device slot (item 15)
   double* partials = nullptr;         // (3 × partial_stride)
   double* newton_partials = nullptr;  // (kNewtonSums × partial_stride)
   double* newton_sums = nullptr;      // (kNewtonSums) their totals
@@ -115,13 +116,12 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
     offset += bytes;
     return at;
   };
-  const size_t vec = float4_layout ? 16 : 12, mat = float4_layout ? 48 : 36;
+  const size_t vec = float4_layout ? 16 : 12;
   b.adjacency = static_cast<int2*>(take(2 * springs * sizeof(int2)));
   b.row_start = static_cast<uint32_t*>(take((particles + 1) * sizeof(uint32_t)));
-  b.block_na = static_cast<float4*>(take(springs * sizeof(float4)));
-  b.block_b = static_cast<float*>(take(springs * sizeof(float)));
+  b.block = static_cast<float4*>(take(springs * sizeof(float4)));
   b.diag = static_cast<float*>(take(particles * sizeof(float)));
-  b.inv_diag = take(particles * mat);
+  b.inv_diag = static_cast<float2*>(take(3 * particles * sizeof(float2)));
   b.free_mask = static_cast<float*>(take(particles * sizeof(float)));
   b.constant_bytes = offset;
   b.mass = static_cast<float*>(take(particles * sizeof(float)));
@@ -149,6 +149,7 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
   b.v_spare = take(particles * vec);
   b.external = static_cast<float3*>(take(particles * sizeof(float3)));
   b.visual = static_cast<float3*>(take(particles * sizeof(float3)));
+  b.slots = static_cast<uint32_t*>(take(particles * sizeof(uint32_t)));
   b.partials = static_cast<double*>(take(6 * partial_stride * sizeof(double)));
   b.newton_partials =
       static_cast<double*>(take(cuda::kNewtonSums * partial_stride * sizeof(double)));
@@ -272,6 +273,10 @@ class CudaBackend final : public Backend {
   uint32_t particles_ = 0, springs_ = 0;
   std::vector<glm::uvec2> spring_ends_;  // topology, to refuse updateModel changing it
   std::vector<uint8_t> pinned_;
+  // item 15: the device order; ordered_ false when it is the model's own (then order_ is unused)
+  LocalityOrder order_;
+  bool ordered_ = false;
+  mutable std::vector<glm::vec3> host_order_staging_;  // a vector in device order, on the host
   void* arena_ = nullptr;
   Buffers buffers_;
   DeviceModel device_model_;
@@ -459,6 +464,12 @@ Status CudaBackend::validate(const Model& model) const {
                          " particles, " + std::to_string(springs) + " springs)");
   }
   for (size_t s = 0; s < springs; ++s) {
+    // the packed system block (kernel_api.h) needs a >= 0
+    if (!(model.stiffness[s] >= 0.0f) || !(model.damping[s] >= 0.0f)) {
+      return Status::error(
+          "model: spring " + std::to_string(s) + " needs stiffness and damping >= 0 (got k = " +
+          std::to_string(model.stiffness[s]) + ", c = " + std::to_string(model.damping[s]) + ")");
+    }
     const glm::uvec2 e = model.spring_ends[s];
     if (e.x >= n || e.y >= n || e.x == e.y) {
       return Status::error("model: spring " + std::to_string(s) + " joins particles " +
@@ -469,49 +480,88 @@ Status CudaBackend::validate(const Model& model) const {
   return Status::ok();
 }
 
+// host vectors are in model order, device vectors in the device order (item 15) and layout
 Status CudaBackend::uploadVectors(void* device, const std::vector<glm::vec3>& host) {
-  if (host.empty()) return Status::ok();
-  if (!options_.float4_layout) {
-    HOOKE_CUDA_TRY(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(float3),
-                                   cudaMemcpyHostToDevice, stream_));
-    return Status::ok();
+  const size_t n = host.size();
+  if (n == 0) return Status::ok();
+  if (ordered_ && n != order_.particle.size()) {
+    return Status::error("uploadVectors: expected one vector per particle");
   }
-  staging_.resize(host.size());
-  for (size_t i = 0; i < host.size(); ++i) {
-    staging_[i] = float4{host[i].x, host[i].y, host[i].z, 0.0f};
+  auto source = [&](size_t d) -> const glm::vec3& {
+    return host[ordered_ ? order_.particle[d] : d];
+  };
+  const void* from = host.data();
+  size_t bytes = n * sizeof(float3);
+  if (options_.float4_layout) {
+    staging_.resize(n);
+    for (size_t d = 0; d < n; ++d) {
+      const glm::vec3& p = source(d);
+      staging_[d] = float4{p.x, p.y, p.z, 0.0f};
+    }
+    from = staging_.data();
+    bytes = n * sizeof(float4);
+  } else if (ordered_) {
+    host_order_staging_.resize(n);
+    for (size_t d = 0; d < n; ++d)
+      host_order_staging_[d] = source(d);
+    from = host_order_staging_.data();
   }
-  HOOKE_CUDA_TRY(cudaMemcpyAsync(device, staging_.data(), host.size() * sizeof(float4),
-                                 cudaMemcpyHostToDevice, stream_));
-  HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));  // staging_ is reused
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(device, from, bytes, cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));  // the staging vectors are reused
   return Status::ok();
 }
 
 Status CudaBackend::downloadVectors(const void* device, size_t count, glm::vec3* host) const {
   if (count == 0) return Status::ok();
+  if (ordered_ && count != order_.particle.size()) {
+    return Status::error("downloadVectors: expected one vector per particle");
+  }
+  auto target = [&](size_t d) -> glm::vec3& { return host[ordered_ ? order_.particle[d] : d]; };
   if (!options_.float4_layout) {
+    glm::vec3* to = host;
+    if (ordered_) {
+      host_order_staging_.resize(count);
+      to = host_order_staging_.data();
+    }
     HOOKE_CUDA_TRY(
-        cudaMemcpyAsync(host, device, count * sizeof(float3), cudaMemcpyDeviceToHost, stream_));
+        cudaMemcpyAsync(to, device, count * sizeof(float3), cudaMemcpyDeviceToHost, stream_));
     HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+    if (ordered_) {
+      for (size_t d = 0; d < count; ++d)
+        target(d) = host_order_staging_[d];
+    }
     return Status::ok();
   }
   staging_.resize(count);
   HOOKE_CUDA_TRY(cudaMemcpyAsync(staging_.data(), device, count * sizeof(float4),
                                  cudaMemcpyDeviceToHost, stream_));
   HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
-  for (size_t i = 0; i < count; ++i)
-    host[i] = glm::vec3(staging_[i].x, staging_[i].y, staging_[i].z);
+  for (size_t d = 0; d < count; ++d)
+    target(d) = glm::vec3(staging_[d].x, staging_[d].y, staging_[d].z);
   return Status::ok();
 }
 
+// the model's per-particle and per-spring parameters, in the device order (item 15)
 Status CudaBackend::uploadParameters(const Model& model) {
   const size_t n = model.particleCount(), springs = model.springCount();
-  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.mass, model.mass.data(), n * sizeof(float),
+  auto inOrder = [&](const std::vector<float>& values, const std::vector<uint32_t>& order) {
+    if (!ordered_) return values;
+    std::vector<float> out(values.size());
+    for (size_t k = 0; k < out.size(); ++k)
+      out[k] = values[order[k]];
+    return out;
+  };
+  const std::vector<float> mass = inOrder(model.mass, order_.particle);
+  const std::vector<float> rest = inOrder(model.rest_length, order_.spring);
+  const std::vector<float> stiffness = inOrder(model.stiffness, order_.spring);
+  const std::vector<float> damping = inOrder(model.damping, order_.spring);
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.mass, mass.data(), n * sizeof(float),
                                  cudaMemcpyHostToDevice, stream_));
-  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.rest, model.rest_length.data(), springs * sizeof(float),
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.rest, rest.data(), springs * sizeof(float),
                                  cudaMemcpyHostToDevice, stream_));
-  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.stiffness, model.stiffness.data(),
-                                 springs * sizeof(float), cudaMemcpyHostToDevice, stream_));
-  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.damping, model.damping.data(), springs * sizeof(float),
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.stiffness, stiffness.data(), springs * sizeof(float),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.damping, damping.data(), springs * sizeof(float),
                                  cudaMemcpyHostToDevice, stream_));
   HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
   device_model_.gravity = model.gravity;
@@ -550,10 +600,25 @@ Status CudaBackend::load(const Model& model, const State& state) {
   HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
   release();
 
-  // CSR adjacency, particle -> its springs in increasing spring order (the CPU's accumulation
-  // order), each with the other end and which end this particle is
+  // item 15: the device order of particles and springs; every spring keeps its orientation
+  order_ = LocalityOrder{};
+  ordered_ = false;
+  if (options_.locality_order && n > 0) {
+    order_ = localityOrder(model, state.x);
+    ordered_ = !order_.identity();
+  }
+  std::vector<glm::uvec2> ends = model.spring_ends;  // in device springs and particle slots
+  if (ordered_) {
+    for (size_t s = 0; s < springs; ++s) {
+      const glm::uvec2 e = model.spring_ends[order_.spring[s]];
+      ends[s] = glm::uvec2(order_.slot[e.x], order_.slot[e.y]);
+    }
+  }
+
+  // CSR adjacency, particle -> its springs in increasing (device) spring order, the order of
+  // every gather's sum, each with the other end and which end this particle is
   std::vector<uint32_t> row_start(n + 1, 0);
-  for (const glm::uvec2& e : model.spring_ends) {
+  for (const glm::uvec2& e : ends) {
     ++row_start[e.x + 1];
     ++row_start[e.y + 1];
   }
@@ -563,14 +628,17 @@ Status CudaBackend::load(const Model& model, const State& state) {
   {
     std::vector<uint32_t> fill(row_start.begin(), row_start.end() - 1);
     for (size_t s = 0; s < springs; ++s) {
-      const glm::uvec2 e = model.spring_ends[s];
+      const glm::uvec2 e = ends[s];
       adjacency[fill[e.x]++] = int2{int(s), int(e.y)};
       adjacency[fill[e.y]++] = int2{int(s), ~int(e.x)};
     }
   }
   std::vector<float> free_mask(n);
-  for (size_t i = 0; i < n; ++i)
-    free_mask[i] = model.pinned[i] ? 0.0f : 1.0f;
+  std::vector<uint32_t> slots(n);  // model particle -> device slot, for the interop writer
+  for (size_t k = 0; k < n; ++k) {
+    free_mask[k] = model.pinned[ordered_ ? order_.particle[k] : k] ? 0.0f : 1.0f;
+    slots[k] = ordered_ ? order_.slot[k] : static_cast<uint32_t>(k);
+  }
 
   // launch shapes from this device's occupancy, then the memory plan
   explicit_ = launchFor(step_shapes_[cuda::kExplicitKernel], n);
@@ -625,7 +693,9 @@ Status CudaBackend::load(const Model& model, const State& state) {
   HOOKE_CUDA_TRY(cudaMemcpyAsync(b.free_mask, free_mask.data(), n * sizeof(float),
                                  cudaMemcpyHostToDevice, stream_));
   static_assert(sizeof(glm::uvec2) == sizeof(uint2));
-  HOOKE_CUDA_TRY(cudaMemcpyAsync(b.ends, model.spring_ends.data(), springs * sizeof(uint2),
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(b.ends, ends.data(), springs * sizeof(uint2),
+                                 cudaMemcpyHostToDevice, stream_));
+  HOOKE_CUDA_TRY(cudaMemcpyAsync(b.slots, slots.data(), n * sizeof(uint32_t),
                                  cudaMemcpyHostToDevice, stream_));
   HOOKE_TRY(uploadParameters(model));
 
@@ -650,7 +720,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   device_model_.rest = b.rest;
   device_model_.stiffness = b.stiffness;
   device_model_.damping = b.damping;
-  system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block_na, b.block_b, b.diag, b.inv_diag};
+  system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block, b.diag, b.inv_diag};
   vectors_ = CgVectors{b.dv, b.r, b.z, b.p, b.q};
   reduction_ = Reduction{b.partials, static_cast<int>(stride)};
   newton_reduction_ = Reduction{b.newton_partials, static_cast<int>(stride)};
@@ -802,9 +872,16 @@ Status CudaBackend::step(float h, std::span<const glm::vec3> external, StepStats
 
   const float3* device_external = nullptr;
   if (!external.empty()) {
-    HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.external, external.data(),
-                                   external.size() * sizeof(float3), cudaMemcpyHostToDevice,
-                                   stream_));
+    const glm::vec3* from = external.data();
+    if (ordered_) {  // into the device order (item 15)
+      host_order_staging_.resize(external.size());
+      for (size_t d = 0; d < external.size(); ++d)
+        host_order_staging_[d] = external[order_.particle[d]];
+      from = host_order_staging_.data();
+    }
+    // from pageable memory: the copy has read `from` when the call returns
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.external, from, external.size() * sizeof(float3),
+                                   cudaMemcpyHostToDevice, stream_));
     device_external = buffers_.external;
   }
   current_ ^= 1;  // previous <- current, without a copy: the new state goes to the other buffers
@@ -1103,12 +1180,23 @@ void CudaBackend::writeVisual(float alpha, std::span<glm::vec3> out) const {
   if (!loaded_ || count == 0) return;
   auto run = [&]() -> Status {
     HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
+    // in the device order (item 15) every slot is needed to fill the first `count` particles
+    const size_t slots = ordered_ ? size_t(particles_) : count;
     HOOKE_CUDA_TRY(cuda::launchVisual(visual_, stream_, options_.float4_layout,
-                                      static_cast<uint32_t>(count), buffers_.x[current_ ^ 1],
+                                      static_cast<uint32_t>(slots), buffers_.x[current_ ^ 1],
                                       buffers_.x[current_], buffers_.visual, alpha));
-    HOOKE_CUDA_TRY(cudaMemcpyAsync(out.data(), buffers_.visual, count * sizeof(float3),
+    glm::vec3* to = out.data();
+    if (ordered_) {
+      host_order_staging_.resize(slots);
+      to = host_order_staging_.data();
+    }
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(to, buffers_.visual, slots * sizeof(float3),
                                    cudaMemcpyDeviceToHost, stream_));
     HOOKE_CUDA_TRY(cudaStreamSynchronize(stream_));
+    if (ordered_) {
+      for (size_t i = 0; i < count; ++i)
+        out[i] = host_order_staging_[order_.slot[i]];
+    }
     return Status::ok();
   };
   Status done = run();
@@ -1120,6 +1208,7 @@ bool CudaBackend::visualSource(CudaVisualSource* out) const {
   out->previous = buffers_.x[current_ ^ 1];
   out->current = buffers_.x[current_];
   out->float4_layout = options_.float4_layout;
+  out->slots = ordered_ ? buffers_.slots : nullptr;
   out->particles = particles_;
   out->device = options_.device;
   out->stream = stream_;

@@ -57,6 +57,11 @@ struct CudaOptions {
   // gatherer then reads three vectors and a 3×3 block per neighbour instead of two vectors: on the
   // H200 it won up to 16384 particles and lost at 65536 (bench/results, ablation 14). 0: never.
   int single_reduction_max_particles = 32768;
+  // Item 15: the device arrays in a locality order (sim/locality_order.h): particles along a
+  // Morton curve of their positions at load, springs by their ends, so q = A p over a block of
+  // consecutive rows finds most neighbours and springs in what the block already loaded. The host
+  // sees model order: state, external forces and visual positions are translated at the copy.
+  bool locality_order = true;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
   // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with
@@ -95,6 +100,9 @@ struct CudaVisualSource {
   const void* previous = nullptr;  // the state before the last step: particles × (float4 or float3)
   const void* current = nullptr;   // the state after it
   bool float4_layout = true;       // CudaOptions::float4_layout: 16-byte vectors, else packed 12
+  // (particles) where each model particle lives in previous/current (CudaOptions::locality_order),
+  // or nullptr: particle i at i
+  const uint32_t* slots = nullptr;
   uint32_t particles = 0;
   int device = 0;          // the CUDA device ordinal
   void* stream = nullptr;  // the cudaStream_t every step runs on; work queued there follows them

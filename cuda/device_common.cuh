@@ -57,34 +57,47 @@ __device__ __forceinline__ void store(float3* a, uint32_t i, glm::vec3 v) {
   a[i] = make_float3(v.x, v.y, v.z);
 }
 
-// A 3×3 block per particle: three float4 columns, or nine packed floats (column-major).
-template <bool F4>
-__device__ __forceinline__ glm::mat3 loadMat(const void* base, uint32_t i) {
-  if constexpr (F4) {
-    const float4* c = static_cast<const float4*>(base) + 3 * size_t(i);
-    float4 a = __ldg(c), b = __ldg(c + 1), d = __ldg(c + 2);
-    return glm::mat3(a.x, a.y, a.z, b.x, b.y, b.z, d.x, d.y, d.z);
-  } else {
-    const float* f = static_cast<const float*>(base) + 9 * size_t(i);
-    return glm::mat3(__ldg(f), __ldg(f + 1), __ldg(f + 2), __ldg(f + 3), __ldg(f + 4), __ldg(f + 5),
-                     __ldg(f + 6), __ldg(f + 7), __ldg(f + 8));
-  }
+// P⁻¹ of one particle, a symmetric 3×3 block stored as its 6 distinct entries in 3 float2:
+// (xx, yy), (zz, xy), (xz, yz). 24 bytes instead of 36 or 48 (the column layouts): the update and
+// gather kernels read it every CG iteration.
+__device__ __forceinline__ glm::mat3 symmetricFrom(float2 a, float2 b, float2 c) {
+  return glm::mat3(a.x, b.y, c.x,   // column 0: xx, xy, xz
+                   b.y, a.y, c.y,   // column 1: xy, yy, yz
+                   c.x, c.y, b.x);  // column 2: xz, yz, zz
+}
+__device__ __forceinline__ glm::mat3 loadSymmetric(const float2* __restrict__ base, uint32_t i) {
+  const float2* e = base + 3 * size_t(i);
+  return symmetricFrom(__ldg(e), __ldg(e + 1), __ldg(e + 2));
+}
+// ½ (m + mᵀ): glm::inverse of a symmetric block may be asymmetric in the last bit
+__device__ __forceinline__ glm::mat3 symmetricPart(const glm::mat3& m) {
+  return symmetricFrom(make_float2(m[0][0], m[1][1]),
+                       make_float2(m[2][2], 0.5f * (m[0][1] + m[1][0])),
+                       make_float2(0.5f * (m[0][2] + m[2][0]), 0.5f * (m[1][2] + m[2][1])));
+}
+// stores a symmetric m (its lower triangle)
+__device__ __forceinline__ void storeSymmetric(float2* base, uint32_t i, const glm::mat3& m) {
+  float2* e = base + 3 * size_t(i);
+  e[0] = make_float2(m[0][0], m[1][1]);
+  e[1] = make_float2(m[2][2], m[0][1]);
+  e[2] = make_float2(m[0][2], m[1][2]);
 }
 
-template <bool F4>
-__device__ __forceinline__ void storeMat(void* base, uint32_t i, const glm::mat3& m) {
-  if constexpr (F4) {
-    float4* c = static_cast<float4*>(base) + 3 * size_t(i);
-    c[0] = make_float4(m[0][0], m[0][1], m[0][2], 0.0f);
-    c[1] = make_float4(m[1][0], m[1][1], m[1][2], 0.0f);
-    c[2] = make_float4(m[2][0], m[2][1], m[2][2], 0.0f);
-  } else {
-    float* f = static_cast<float*>(base) + 9 * size_t(i);
-    for (int col = 0; col < 3; ++col) {
-      for (int row = 0; row < 3; ++row)
-        f[3 * col + row] = m[col][row];
-    }
-  }
+// A spring's system block S = a n nᵀ + b I (a >= 0) packed as (m, b) with m = √a n, so one 16-byte
+// load carries it: S d = (m·d) m + b d. (The CPU reference applies a (n·d) n + b d; the two agree
+// to rounding.)
+__device__ __forceinline__ float4 packBlock(const SystemBlock& S) {
+  const float root = sqrtf(fmaxf(S.a, 0.0f));
+  return make_float4(root * S.n.x, root * S.n.y, root * S.n.z, S.b);
+}
+__device__ __forceinline__ glm::vec3 applyPacked(float4 S, glm::vec3 d) {
+  const glm::vec3 m(S.x, S.y, S.z);
+  return glm::dot(m, d) * m + S.w * d;
+}
+// S itself, for the diagonal block A_ii = (m_i + h c_air) I + Σ S_s
+__device__ __forceinline__ glm::mat3 packedMatrix(float4 S) {
+  const glm::vec3 m(S.x, S.y, S.z);
+  return glm::outerProduct(m, m) + glm::mat3(S.w);
 }
 
 // a·b in double, term by term as the CPU reference does (float products are exact in double)

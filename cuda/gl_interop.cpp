@@ -27,7 +27,8 @@ namespace cuda {
 cudaError_t queryInteropKernels(bool prefer_l1, KernelShape out[3]);
 cudaError_t launchInteropPositions(Launch launch, cudaStream_t stream, bool float4_layout,
                                    uint32_t particles, const void* previous, const void* current,
-                                   float alpha, char* positions, size_t stride);
+                                   const uint32_t* slots, float alpha, char* positions,
+                                   size_t stride);
 cudaError_t launchInteropNormals(Launch launch, cudaStream_t stream, uint32_t particles,
                                  const uint32_t* row_start, const uint32_t* entries,
                                  const uint32_t* triangles, const char* positions, char* normals,
@@ -231,7 +232,7 @@ Status GlInteropWriter::Impl::mappedWrite(const CudaVisualSource& source, cudaSt
   const int position_shape = source.float4_layout ? kPositionsFloat4 : kPositionsFloat3;
   HOOKE_CUDA_TRY(cuda::launchInteropPositions(
       launchFor(shapes[position_shape]), stream, source.float4_layout, n, source.previous,
-      source.current, alpha, base + target.position_offset, target.stride));
+      source.current, source.slots, alpha, base + target.position_offset, target.stride));
   // the normals read the positions just written: same stream, so after the kernel above
   HOOKE_CUDA_TRY(cuda::launchInteropNormals(launchFor(shapes[kNormals]), stream, n, row_start,
                                             entries, triangles, base + target.position_offset,

@@ -19,14 +19,16 @@ __device__ __forceinline__ glm::vec3 loadVertex(const char* __restrict__ block, 
 }
 
 // p_i = x_prev,i + α (x_cur,i − x_prev,i), each operation rounded to nearest (no FMA), the
-// formula of Backend::writeVisual (the CUDA backend's visualKernel and the CPU backend)
+// formula of Backend::writeVisual (the CUDA backend's visualKernel and the CPU backend). Vertex i
+// is model particle i; its state is at slots[i] (the backend's locality order), or at i.
 template <bool F4>
 __global__ void __launch_bounds__(kLightThreads)
     interopPositionsKernel(uint32_t particles, const Vec<F4>* __restrict__ previous,
-                           const Vec<F4>* __restrict__ current, float alpha,
-                           char* __restrict__ positions, size_t stride) {
+                           const Vec<F4>* __restrict__ current, const uint32_t* __restrict__ slots,
+                           float alpha, char* __restrict__ positions, size_t stride) {
   for (uint32_t i = firstIndex(); i < particles; i += gridStride()) {
-    const glm::vec3 a = loadConst(previous, i), b = loadConst(current, i);
+    const uint32_t at = slots ? __ldg(slots + i) : i;
+    const glm::vec3 a = loadConst(previous, at), b = loadConst(current, at);
     float* out = vertexAt(positions, stride, i);
     out[0] = __fadd_rn(a.x, __fmul_rn(alpha, __fsub_rn(b.x, a.x)));
     out[1] = __fadd_rn(a.y, __fmul_rn(alpha, __fsub_rn(b.y, a.y)));
@@ -87,15 +89,16 @@ cudaError_t queryInteropKernels(bool prefer_l1, KernelShape out[3]) {
 
 cudaError_t launchInteropPositions(Launch launch, cudaStream_t stream, bool float4_layout,
                                    uint32_t particles, const void* previous, const void* current,
-                                   float alpha, char* positions, size_t stride) {
+                                   const uint32_t* slots, float alpha, char* positions,
+                                   size_t stride) {
   if (float4_layout) {
     interopPositionsKernel<true><<<launch.grid, launch.block, 0, stream>>>(
-        particles, static_cast<const float4*>(previous), static_cast<const float4*>(current), alpha,
-        positions, stride);
+        particles, static_cast<const float4*>(previous), static_cast<const float4*>(current), slots,
+        alpha, positions, stride);
   } else {
     interopPositionsKernel<false><<<launch.grid, launch.block, 0, stream>>>(
-        particles, static_cast<const float3*>(previous), static_cast<const float3*>(current), alpha,
-        positions, stride);
+        particles, static_cast<const float3*>(previous), static_cast<const float3*>(current), slots,
+        alpha, positions, stride);
   }
   return cudaGetLastError();
 }

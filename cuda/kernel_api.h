@@ -46,10 +46,12 @@ struct DeviceModel {
 struct DeviceSystem {
   float4* spring_force = nullptr;  // (springs) f_s on the spring's i end (w unused)
   float4* spring_kv = nullptr;     // (springs) h² K_s (v_i − v_j) (w unused)
-  float4* block_na = nullptr;      // (springs) S_s = a n nᵀ + b I: n in xyz, a in w
-  float* block_b = nullptr;        // (springs) b
-  float* diag = nullptr;           // (particles) free (m + h c_air)
-  void* inv_diag = nullptr;  // (particles) P⁻¹ = inverse 3×3 diagonal block of A, 3 columns
+  // (springs) S_s = a n nᵀ + b I = m mᵀ + b I, packed in one 16-byte load: m = √a n in xyz, b in
+  // w (a >= 0: the backend refuses negative stiffness and damping)
+  float4* block = nullptr;
+  float* diag = nullptr;       // (particles) free (m + h c_air)
+  float2* inv_diag = nullptr;  // (particles) P⁻¹ = inverse 3×3 diagonal block of A, symmetric:
+                               // 3 float2 per particle, (xx, yy), (zz, xy), (xz, yz)
 };
 
 // CG vectors, all in the particle layout.

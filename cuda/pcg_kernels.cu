@@ -40,7 +40,7 @@ __device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* 
   }
 }
 
-// (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} ±S_s (p_{i_s} − p_{j_s})   (+ at the i end, − at j)
+// (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} S_s (p_i − p_o)   (o: the spring's other end),
 // zero at pinned particles (their rows are filtered); partial sums of p·(A p). Each particle's
 // springs are split over `lanes` threads (item 13). Fused: the last block to finish sums the
 // partials and computes α itself.
@@ -60,15 +60,8 @@ __global__ void __launch_bounds__(kHeavyThreads)
     const uint32_t end = __ldg(m.row_start + i + 1);
     for (uint32_t e = __ldg(m.row_start + i) + sub; e < end; e += lanes_now) {
       const Incident s = incident(m.adjacency, e);
-      const glm::vec3 po = loadConst(p, s.other);
-      const float4 na = __ldg(sys.block_na + s.spring);
-      SystemBlock S;
-      S.n = glm::vec3(na.x, na.y, na.z);
-      S.a = na.w;
-      S.b = __ldg(sys.block_b + s.spring);
-      // S (p_{i_s} − p_{j_s}), the difference taken in the spring's own orientation
-      const glm::vec3 qs = applyBlock(S, s.is_j ? po - r.pi : r.pi - po);
-      r.springs = s.is_j ? r.springs - qs : r.springs + qs;
+      // S (p_i − p_o): the same bits as ±S (p_{i_s} − p_{j_s}), S (−d) = −S d exactly
+      r.springs += applyPacked(__ldg(sys.block + s.spring), r.pi - loadConst(p, s.other));
     }
     return r;
   };
@@ -105,7 +98,7 @@ __global__ void __launch_bounds__(kLightThreads)
   for (uint32_t i = firstIndex(); i < particles; i += gridStride()) {
     store(dv, i, load(dv, i) + alpha * loadConst(p, i));
     const glm::vec3 ri = load(r, i) - alpha * loadConst(q, i);
-    const glm::vec3 zi = loadMat<F4>(sys.inv_diag, i) * ri;
+    const glm::vec3 zi = loadSymmetric(sys.inv_diag, i) * ri;
     store(r, i, ri);
     store(z, i, zi);
     sums[0] += dotDouble(ri, ri);

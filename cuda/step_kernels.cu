@@ -62,8 +62,7 @@ __global__ void __launch_bounds__(kHeavyThreads)
     }
     sys.spring_force[s] = make_float4(sf.on_i.x, sf.on_i.y, sf.on_i.z, 0.0f);
     sys.spring_kv[s] = make_float4(kv.x, kv.y, kv.z, 0.0f);
-    sys.block_na[s] = make_float4(S.n.x, S.n.y, S.n.z, S.a);
-    sys.block_b[s] = S.b;
+    sys.block[s] = packBlock(S);
   }
 }
 
@@ -110,14 +109,11 @@ __global__ void __launch_bounds__(kHeavyThreads)
       const float4 kv4 = sys.spring_kv[s.spring];
       const glm::vec3 kv(kv4.x, kv4.y, kv4.z);
       b = s.is_j ? b + kv : b - kv;
-      const float4 na = sys.block_na[s.spring];
-      const glm::vec3 n(na.x, na.y, na.z);
-      const float iso = sys.block_b[s.spring];
-      block += na.w * glm::outerProduct(n, n) + glm::mat3(iso);
+      const float4 S = sys.block[s.spring];
+      block += packedMatrix(S);
       if (warm_start) {
         const glm::vec3 dvo = load(guess, s.other);
-        const SystemBlock S{n, na.w, iso};
-        const glm::vec3 qs = applyBlock(S, s.is_j ? dvo - dvi : dvi - dvo);
+        const glm::vec3 qs = applyPacked(S, s.is_j ? dvo - dvi : dvi - dvo);
         a_dv = s.is_j ? a_dv - qs : a_dv + qs;
       }
     }
@@ -134,9 +130,9 @@ __global__ void __launch_bounds__(kHeavyThreads)
       for (int a = 0; a < 3; ++a)
         inverse[a][a] = 1.0f / block[a][a];
     }
-    inverse = pinned ? glm::mat3(0.0f) : inverse;
+    inverse = pinned ? glm::mat3(0.0f) : symmetricPart(inverse);
     sys.diag[i] = diagonal;
-    storeMat<F4>(sys.inv_diag, i, inverse);
+    storeSymmetric(sys.inv_diag, i, inverse);
 
     const glm::vec3 z = inverse * r;
     if (!warm_start) store(static_cast<Vec<F4>*>(cg.dv), i, glm::vec3(0.0f));

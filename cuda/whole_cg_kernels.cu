@@ -39,10 +39,10 @@ __device__ __forceinline__ Incident incidentOf(const int2* adjacency, uint32_t e
   return out;
 }
 
-// One adjacency entry with its spring's system block.
+// One adjacency entry with its spring's system block (packed: packBlock).
 struct SpringEntry {
   Incident incident;
-  SystemBlock block;
+  float4 block;
 };
 
 template <int kAblate>
@@ -50,18 +50,14 @@ __device__ __forceinline__ SpringEntry springEntry(const DeviceModel& m, const D
                                                    uint32_t e) {
   SpringEntry out;
   out.incident = incidentOf<kAblate>(m.adjacency, e);
-  const float4 na = readOnly<kAblate>(sys.block_na + out.incident.spring);
-  out.block.n = glm::vec3(na.x, na.y, na.z);
-  out.block.a = na.w;
-  out.block.b = readOnly<kAblate>(sys.block_b + out.incident.spring);
+  out.block = readOnly<kAblate>(sys.block + out.incident.spring);
   return out;
 }
 
-// This lane's part of Σ_{s ∋ i} ±S_s (x_{i_s} − x_{j_s}) over particle i's entries sub, sub +
-// lanes,
-// ... (item 13), each difference taken in the spring's own orientation; x_o = value(o) for the
-// neighbours, x_i given. Ablation 7: a pinned row is skipped by a branch instead of being masked
-// by the caller's select.
+// This lane's part of Σ_{s ∋ i} S_s (x_i − x_o) over particle i's entries sub, sub + lanes, ...
+// (item 13); x_o = value(o) for the neighbours, x_i given. (The same bits as ±S_s (x_{i_s} −
+// x_{j_s}) in the spring's own orientation: S (−d) = −S d exactly in floating point.) Ablation 7: a
+// pinned row is skipped by a branch instead of being masked by the caller's select.
 template <int kAblate, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
                                              uint32_t i, glm::vec3 xi, float mask, uint32_t sub,
@@ -72,23 +68,18 @@ __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceS
   for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
     const SpringEntry se = springEntry<kAblate>(m, sys, e);
     const glm::vec3 xo = value(se.incident.other);
-    const glm::vec3 qs = applyBlock(se.block, se.incident.is_j ? xo - xi : xi - xo);
-    part = se.incident.is_j ? part - qs : part + qs;
+    part += applyPacked(se.block, xi - xo);
   }
   return part;
 }
 
-template <bool F4, int kAblate>
-__device__ __forceinline__ glm::mat3 inverseBlock(const void* base, uint32_t i) {
-  if constexpr (kAblate == kAblateLdg && F4) {
-    const float4* c = static_cast<const float4*>(base) + 3 * size_t(i);
-    const float4 a = c[0], b = c[1], d = c[2];
-    return glm::mat3(a.x, a.y, a.z, b.x, b.y, b.z, d.x, d.y, d.z);
-  } else if constexpr (kAblate == kAblateLdg) {
-    const float* f = static_cast<const float*>(base) + 9 * size_t(i);
-    return glm::mat3(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
+template <int kAblate>
+__device__ __forceinline__ glm::mat3 inverseBlock(const float2* base, uint32_t i) {
+  if constexpr (kAblate == kAblateLdg) {
+    const float2* e = base + 3 * size_t(i);
+    return symmetricFrom(e[0], e[1], e[2]);
   } else {
-    return loadMat<F4>(base, i);
+    return loadSymmetric(base, i);
   }
 }
 
@@ -345,7 +336,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
     for (uint32_t i = first; i < n; i += stride) {
       dv.set(i, dv.get(i) + alpha * p_new.get(i));
       const glm::vec3 ri = r.get(i) - alpha * q.get(i);
-      const glm::vec3 zi = inverseBlock<F4, kAblate>(sys.inv_diag, i) * ri;
+      const glm::vec3 zi = inverseBlock<kAblate>(sys.inv_diag, i) * ri;
       r.set(i, ri);
       Z.set(i, zi);
       sums[0] += dotDouble(ri, ri);
@@ -440,9 +431,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
-      r.ui = inverseBlock<F4, kAblate>(sys.inv_diag, i) * R0.get(i);
+      r.ui = inverseBlock<kAblate>(sys.inv_diag, i) * R0.get(i);
       r.springs = rowPart<kAblate>(m, sys, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
-        return inverseBlock<F4, kAblate>(sys.inv_diag, o) * R0.get(o);
+        return inverseBlock<kAblate>(sys.inv_diag, o) * R0.get(o);
       });
       return r;
     };
@@ -478,7 +469,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     // gatherer, so all of them form the same bits
     auto residual = [&](uint32_t j, glm::vec3 sj) { return r_in.get(j) - alpha * sj; };
     auto preconditioned = [&](uint32_t j, glm::vec3 rj) {
-      return inverseBlock<F4, kAblate>(sys.inv_diag, j) * rj;
+      return inverseBlock<kAblate>(sys.inv_diag, j) * rj;
     };
     double sums[3] = {0.0, 0.0, 0.0};  // r'·u', w'·u', r'·r'
     struct Row {
@@ -497,7 +488,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
-      const glm::vec3 u_old = inverseBlock<F4, kAblate>(sys.inv_diag, i) * r_in.get(i);
+      const glm::vec3 u_old = inverseBlock<kAblate>(sys.inv_diag, i) * r_in.get(i);
       const glm::vec3 pi = first ? u_old : u_old + beta * P.get(i);
       glm::vec3 wi = readOnly<kAblate>(sys.diag + i) * r.ui + r.springs;
       wi = r.mask == 0.0f ? glm::vec3(0.0f) : wi;

@@ -159,13 +159,15 @@ SolverSettings settingsFor(bool fixed) {
 }
 
 // The design this project started from: items 1–9 on, five launches per iteration, no graph, no
-// whole-CG kernel, one thread per particle (no item 13).
+// whole-CG kernel, one thread per particle (no item 13), the model's own particle order (no item
+// 15).
 CudaOptions originalOptions() {
   CudaOptions o;
   o.cg_path = CgPath::kLaunches;
   o.cg_graph = false;
   o.fused_finish = false;
   o.gather_lanes = 1;
+  o.locality_order = false;
   o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
   return o;
 }
@@ -362,6 +364,7 @@ constexpr Item kItems[] = {
     {13, "12-warm", "warm start from the previous step's dv (toggled from the default)"},
     {14, "13", "gather lanes: a particle's springs over several threads (off: one thread)"},
     {15, "14", "single-reduction CG: one grid barrier per iteration (off: two, standard PCG)"},
+    {16, "15", "locality order: particles along a Morton curve (off: the model's own order)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -427,6 +430,9 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
         if (!applies) note = "the grid path up to single_reduction_max_particles only";
         o.single_reduction_max_particles = 0;
+        break;
+      case 16:
+        o.locality_order = false;
         break;
       case 14:
         applies = base.lanes > 1;

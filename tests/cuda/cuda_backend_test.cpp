@@ -264,6 +264,17 @@ std::vector<Variant> variants() {
       out.push_back({std::string(cgPathName(path)) + "-lanes-" + std::to_string(lanes), o});
     }
   }
+  // item 15 off: the device arrays in the model's own order, on every path
+  for (CgPath path : {CgPath::kLaunches, CgPath::kOneBlock, CgPath::kGrid}) {
+    o = {};
+    o.cg_path = path;
+    o.locality_order = false;
+    out.push_back({std::string(cgPathName(path)) + "-model-order", o});
+  }
+  o = launched();
+  o.locality_order = false;
+  o.float4_layout = false;
+  out.push_back({"launched-model-order-float3", o});
   // item 14 off: the grid path's standard PCG with two barriers per iteration
   o = {};
   o.cg_path = CgPath::kGrid;
@@ -295,7 +306,7 @@ std::string bitKey(const Backend& backend, const CudaOptions& o) {
          std::to_string(o.prefer_l1) + std::to_string(o.fused_finish) +
          std::to_string(o.block_jacobi) + std::to_string(o.warm_start) + std::to_string(tree) +
          "l" + std::to_string(cudaGatherLanes(backend)) +
-         (cudaSingleReduction(backend) ? "cg1" : "");
+         (cudaSingleReduction(backend) ? "cg1" : "") + (o.locality_order ? "" : "-model-order");
 }
 
 TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {
@@ -494,6 +505,16 @@ TEST(CudaLoad, MismatchedStateIsAnError) {
   broken.spring_ends[3] = glm::uvec2(0, 100000);
   EXPECT_FALSE(gpu->load(broken, scene.state).isOk());
 
+  // the packed system block needs stiffness and damping >= 0 (every scene source enforces it)
+  Model negative = scene.model;
+  negative.damping[5] = -1.0f;
+  Status refused = gpu->load(negative, scene.state);
+  EXPECT_FALSE(refused.isOk());
+  EXPECT_NE(refused.message().find("spring 5"), std::string::npos) << refused.message();
+  negative = scene.model;
+  negative.stiffness[2] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(gpu->load(negative, scene.state).isOk());
+
   ASSERT_TRUE(gpu->load(scene.model, scene.state).isOk());
   std::vector<glm::vec3> wrong_external(3, glm::vec3(1.0f));
   EXPECT_FALSE(gpu->step(kH, wrong_external, nullptr).isOk());
@@ -529,6 +550,59 @@ TEST(CudaWriteVisual, IsLerpOfPreviousAndCurrent) {
   gpu->writeVisual(0.5f, out);
   for (size_t i = 0; i < out.size(); ++i)
     ASSERT_EQ(out[i], scene.state.x[i]);
+}
+
+// ---- item 15: the locality order ----
+
+// The cloth's row-major particles are stored along a Morton curve on the device (the interop
+// writer gets the slots), and with the order or without it the host sees the model's order:
+// states, external forces, updated parameters and visual positions all land on the same particles.
+TEST(CudaLocalityOrder, IsUsedAndInvisibleToTheHost) {
+  CudaOptions ordered, model_order;
+  model_order.locality_order = false;
+  HOOKE_CUDA_OR_SKIP(a, ordered);
+  HOOKE_CUDA_OR_SKIP(b, model_order);
+  const Scene scene = makeCloth(16, {});
+  ASSERT_TRUE(a->load(scene.model, scene.state).isOk());
+  ASSERT_TRUE(b->load(scene.model, scene.state).isOk());
+  CudaVisualSource source_a, source_b;
+  ASSERT_TRUE(cudaVisualSource(*a, &source_a));
+  ASSERT_TRUE(cudaVisualSource(*b, &source_b));
+  EXPECT_NE(source_a.slots, nullptr);
+  EXPECT_EQ(source_b.slots, nullptr);
+
+  // right after load both give back exactly the model's state
+  State back;
+  a->readState(&back);
+  ASSERT_EQ(back.x, scene.state.x);
+  ASSERT_EQ(back.v, scene.state.v);
+
+  std::vector<glm::vec3> external(scene.model.particleCount(), glm::vec3(0.0f));
+  external[17] = glm::vec3(0.3f, 0.0f, -0.4f);  // one particle pushed: it must be that one
+  Model stiffer = scene.model;
+  for (size_t s = 0; s < stiffer.springCount(); s += 3)
+    stiffer.stiffness[s] *= 4.0f;  // every third spring, in model order
+  State end_a, end_b;
+  for (Backend* gpu : {a.get(), b.get()}) {
+    gpu->setSettings(settingsFor(Integrator::kImplicit));
+    ASSERT_TRUE(gpu->updateModel(stiffer).isOk());
+    for (int k = 0; k < 50; ++k)
+      ASSERT_TRUE(gpu->step(kH, external, nullptr).isOk());
+  }
+  a->readState(&end_a);
+  b->readState(&end_b);
+  const double gap = relativeDifference(end_a, end_b, extentOf(scene.state));
+  // the push and the stiffer springs moved the cloth well beyond that
+  const double moved = relativeDifference(end_b, scene.state, extentOf(scene.state));
+  std::printf("[ order    ] cloth 16, 50 implicit steps: Morton vs model order %.3g (moved %.3g)\n",
+              gap, moved);
+  EXPECT_LE(gap, kTolerance);
+  EXPECT_GT(moved, 100 * kTolerance);
+  std::vector<glm::vec3> va(scene.model.particleCount()), vb(va.size());
+  a->writeVisual(0.25f, va);
+  b->writeVisual(0.25f, vb);
+  for (size_t i = 0; i < va.size(); ++i)
+    ASSERT_LE(glm::length(va[i] - vb[i]), 1e-4f) << "particle " << i;
 }
 
 // ---- the CG cap and stats ----

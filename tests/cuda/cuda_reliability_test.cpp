@@ -144,17 +144,16 @@ TEST(CudaFaultInjection, EnvironmentChoosesTheStepWhenTheOptionIsZero) {
 // ---- the device-memory estimate ----
 
 TEST(CudaMemoryPlan, BytesPerParticleAndPerSpringFollowTheBufferList) {
-  // per particle, float4 layout: CSR row start 4, A's diagonal 4, P⁻¹ (three float4 columns) 48,
-  // free mask 4, mass 4; x and v, current and previous, 4 × 16; CG's Δv, r, r', z, p, p', q, w'
-  // 8 × 16;
-  // bdf2's x̂, v̂ and the line search's spare pair 4 × 16; external forces and the visual
-  // positions (packed float3) 2 × 12
-  const size_t per_particle4 = 4 + 4 + 48 + 4 + 4 + 4 * 16 + 8 * 16 + 4 * 16 + 2 * 12;
-  // packed float3: 12-byte vectors, P⁻¹ as nine floats
-  const size_t per_particle3 = 4 + 4 + 36 + 4 + 4 + 4 * 12 + 8 * 12 + 4 * 12 + 2 * 12;
-  // per spring: two adjacency entries 2 × 8, the system block (n, a) 16 and b 4, the ends 8,
+  // per particle, float4 layout: CSR row start 4, A's diagonal 4, P⁻¹ (symmetric, six floats) 24,
+  // free mask 4, mass 4, the locality order's slot 4; x and v, current and previous, 4 × 16; CG's
+  // Δv, r, r', z, p, p', q, w' 8 × 16; bdf2's x̂, v̂ and the line search's spare pair 4 × 16;
+  // external forces and the visual positions (packed float3) 2 × 12
+  const size_t per_particle4 = 4 + 4 + 24 + 4 + 4 + 4 + 4 * 16 + 8 * 16 + 4 * 16 + 2 * 12;
+  // packed float3: 12-byte vectors
+  const size_t per_particle3 = 4 + 4 + 24 + 4 + 4 + 4 + 4 * 12 + 8 * 12 + 4 * 12 + 2 * 12;
+  // per spring: two adjacency entries 2 × 8, the packed system block (√a n, b) 16, the ends 8,
   // L, k, c 3 × 4, the spring force 16 and h² K (v_i − v_j) 16
-  const size_t per_spring = 2 * 8 + 16 + 4 + 8 + 3 * 4 + 16 + 16;
+  const size_t per_spring = 2 * 8 + 16 + 8 + 3 * 4 + 16 + 16;
   // per reduction block: 2 × 3 CG sums (single reduction alternates two sets) and 4 Newton sums,
   // in double
   const size_t per_block = (6 + 4) * sizeof(double);

@@ -1,0 +1,92 @@
+#include "sim/locality_order.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+namespace hooke {
+
+namespace {
+
+// the 21 low bits of v spread to every third bit (bit k -> bit 3k)
+uint64_t spreadBits(uint32_t v) {
+  uint64_t x = v & 0x1fffffu;
+  x = (x | x << 32) & 0x1f00000000ffffULL;
+  x = (x | x << 16) & 0x1f0000ff0000ffULL;
+  x = (x | x << 8) & 0x100f00f00f00f00fULL;
+  x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
+  x = (x | x << 2) & 0x1249249249249249ULL;
+  return x;
+}
+
+uint32_t quantise(float value, float lo, float scale) {
+  constexpr float kTop = float((1u << 21) - 1);
+  const float t = (value - lo) * scale;
+  if (!(t > 0.0f)) return 0u;  // below, or NaN
+  if (!(t < kTop)) return (1u << 21) - 1;
+  return static_cast<uint32_t>(t);
+}
+
+}  // namespace
+
+bool LocalityOrder::identity() const {
+  for (size_t k = 0; k < particle.size(); ++k) {
+    if (particle[k] != k) return false;
+  }
+  for (size_t k = 0; k < spring.size(); ++k) {
+    if (spring[k] != k) return false;
+  }
+  return true;
+}
+
+uint64_t mortonKey(glm::vec3 p, glm::vec3 lo, float extent) {
+  const float scale = extent > 0.0f ? float((1u << 21) - 1) / extent : 0.0f;
+  return spreadBits(quantise(p.x, lo.x, scale)) | spreadBits(quantise(p.y, lo.y, scale)) << 1 |
+         spreadBits(quantise(p.z, lo.z, scale)) << 2;
+}
+
+LocalityOrder localityOrder(const Model& model, std::span<const glm::vec3> x) {
+  const size_t n = model.particleCount(), springs = model.springCount();
+  LocalityOrder out;
+
+  // one cube around the finite positions, so the curve's cells are cubes
+  glm::vec3 lo(0.0f), hi(0.0f);
+  bool any = false;
+  for (size_t i = 0; i < n && i < x.size(); ++i) {
+    const glm::vec3 p = x[i];
+    if (!(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z))) continue;
+    lo = any ? glm::min(lo, p) : p;
+    hi = any ? glm::max(hi, p) : p;
+    any = true;
+  }
+  const glm::vec3 size = hi - lo;
+  const float extent = std::max({size.x, size.y, size.z});
+
+  std::vector<std::pair<uint64_t, uint32_t>> keyed(n);
+  for (size_t i = 0; i < n; ++i) {
+    const glm::vec3 p = i < x.size() ? x[i] : lo;
+    keyed[i] = {mortonKey(p, lo, extent), static_cast<uint32_t>(i)};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  out.particle.resize(n);
+  out.slot.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    out.particle[k] = keyed[k].second;
+    out.slot[keyed[k].second] = static_cast<uint32_t>(k);
+  }
+
+  std::vector<std::pair<uint64_t, uint32_t>> by_ends(springs);
+  for (size_t s = 0; s < springs; ++s) {
+    const glm::uvec2 e = model.spring_ends[s];
+    const uint32_t a = e.x < n ? out.slot[e.x] : 0u, b = e.y < n ? out.slot[e.y] : 0u;
+    by_ends[s] = {uint64_t(std::min(a, b)) << 32 | std::max(a, b), static_cast<uint32_t>(s)};
+  }
+  std::sort(by_ends.begin(), by_ends.end());
+  out.spring.resize(springs);
+  for (size_t k = 0; k < springs; ++k)
+    out.spring[k] = by_ends[k].second;
+  return out;
+}
+
+}  // namespace hooke
