@@ -244,7 +244,9 @@ class CudaBackend final : public Backend {
                     const void* delta, float beta);
   Status injectFault();
   Status choosePath(size_t particles, size_t springs);
-  int lanesFor(const KernelShape& shape, bool one_block, size_t particles, size_t springs) const;
+  int lanesFor(const KernelShape& shape, bool one_block, size_t particles, size_t springs,
+               bool batched) const;
+  bool batchedApply(size_t particles) const;  // item 16 for the launched q = A p
   // item 14 applies to the fused grid path only
   bool singleReduction(size_t particles) const {
     return single_ok_ && options_.fused_finish &&
@@ -285,7 +287,8 @@ class CudaBackend final : public Backend {
   Reduction reduction_;
   Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
   Launch apply_, update_, direction_;
-  int apply_lanes_ = 1;  // item 13: threads per particle of the launched q = A p
+  int apply_lanes_ = 1;         // item 13: threads per particle of the launched q = A p
+  bool apply_batched_ = false;  // item 16: its lanes batch their entries' loads
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
   Reduction newton_reduction_;
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
@@ -349,6 +352,14 @@ Status CudaBackend::init() {
         "to 32, not " +
         std::to_string(lanes));
   }
+  if (options_.grid_block != 0 && options_.grid_block != 256 && options_.grid_block != 512) {
+    return Status::error("CudaOptions::grid_block must be 0 (automatic), 256 or 512, not " +
+                         std::to_string(options_.grid_block));
+  }
+  if (options_.gather_batch != 0 && options_.gather_batch != 1 && options_.gather_batch != 4) {
+    return Status::error("CudaOptions::gather_batch must be 0 (automatic), 1 or 4, not " +
+                         std::to_string(options_.gather_batch));
+  }
   if (options_.fault_at_step < 0) {
     return Status::error("CudaOptions::fault_at_step must be 0 (off) or a step number");
   }
@@ -375,14 +386,15 @@ Status CudaBackend::init() {
   }
   // the whole-CG kernels: both variants of this layout (and ablation, for the benchmark)
   size_t unused_shared = 0;
-  cudaError_t one = cuda::queryWholeCg(options_.float4_layout, true, false, options_.ablate_static,
-                                       options_.prefer_l1, &one_block_shape_, &one_block_shared_);
+  cudaError_t one =
+      cuda::queryWholeCg(options_.float4_layout, true, false, options_.ablate_static,
+                         options_.prefer_l1, 0, &one_block_shape_, &one_block_shared_);
   cudaError_t grid =
       cuda::queryWholeCg(options_.float4_layout, false, false, options_.ablate_static,
-                         options_.prefer_l1, &grid_shape_, &unused_shared);
+                         options_.prefer_l1, options_.grid_block, &grid_shape_, &unused_shared);
   cudaError_t single =
       cuda::queryWholeCg(options_.float4_layout, false, true, options_.ablate_static,
-                         options_.prefer_l1, &single_shape_, &unused_shared);
+                         options_.prefer_l1, options_.grid_block, &single_shape_, &unused_shared);
   cudaGetLastError();
   if (one == cudaErrorInvalidValue || grid == cudaErrorInvalidValue ||
       single == cudaErrorInvalidValue) {
@@ -410,8 +422,14 @@ Status CudaBackend::init() {
 // iteration's latency there); beyond that, a third of a row per lane (cloth 4, volume 8) keeps more
 // loads in flight per warp. Never more lanes than a row has entries on average (rounded up to a
 // power of two), nor than 16. One block: as many as its threads hold.
+// Items 13 and 16, from the H200 sweeps (bench/results, "lanes"): in one block, lanes double
+// while twice as many threads fit the block; elsewhere they double while twice as many gather
+// threads stay within kGatherThreadsPerSm per multiprocessor (65536 particles keep one lane:
+// two, a second round of gathers on the cooperative grid, cost 1.4–1.5× per iteration); beyond
+// that size the power of two nearest a third of the row, or with batched loads (item 16, the
+// launched path) a sixth, so each lane has about six entries to batch.
 int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t particles,
-                          size_t springs) const {
+                          size_t springs, bool batched) const {
   if (options_.gather_lanes > 0) return options_.gather_lanes;
   if (particles == 0) return 1;
   const double per_particle = 2.0 * double(springs) / double(particles);
@@ -426,16 +444,20 @@ int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t parti
   }
   const size_t target = kGatherThreadsPerSm * size_t(props_.multiProcessorCount);
   if (particles <= target) {
-    lanes = 2;
     while (lanes < cap && particles * size_t(2 * lanes) <= target)
       lanes *= 2;
   } else {
-    // the power of two nearest a third of the row (by ratio)
-    const double third = per_particle / 3.0;
-    while (lanes < cap && double(lanes) * 1.41421356 < third)
+    // the power of two nearest a third (a sixth) of the row, by ratio
+    const double part = per_particle / (batched ? 6.0 : 3.0);
+    while (lanes < cap && double(lanes) * 1.41421356 < part)
       lanes *= 2;
   }
   return std::min(lanes, cap);
+}
+
+bool CudaBackend::batchedApply(size_t particles) const {
+  if (options_.gather_batch > 0) return options_.gather_batch > 1;
+  return particles > kGatherThreadsPerSm * size_t(props_.multiProcessorCount);
 }
 
 Launch CudaBackend::launchFor(const KernelShape& shape, size_t count) const {
@@ -587,6 +609,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.use_graph = options_.cg_graph;
   plan.fused_finish = options_.fused_finish;
   plan.lanes = apply_lanes_;
+  plan.batched = apply_batched_;
   return plan;
 }
 
@@ -646,7 +669,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   particle_prepare_ = launchFor(step_shapes_[cuda::kParticlePrepareKernel], n);
   commit_ = launchFor(step_shapes_[cuda::kCommitKernel], n);
   visual_ = launchFor(step_shapes_[cuda::kVisualKernel], n);
-  apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs);
+  apply_batched_ = batchedApply(n);
+  apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, apply_batched_);
   apply_ = launchFor(cg_shapes_[cuda::kApplyKernel], n * size_t(apply_lanes_));
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
@@ -803,7 +827,7 @@ Status CudaBackend::choosePath(size_t particles, size_t springs) {
   whole_lanes_ = 1;
   single_reduction_ = false;
   if (path == CgPath::kOneBlock) {
-    whole_lanes_ = lanesFor(one_block_shape_, true, particles, springs);
+    whole_lanes_ = lanesFor(one_block_shape_, true, particles, springs, false);
     const size_t threads = particles * size_t(whole_lanes_);
     const int wanted = static_cast<int>(std::min<size_t>(
         size_t(one_block_shape_.block), std::max<size_t>(32, (threads + 31) / 32 * 32)));
@@ -811,7 +835,7 @@ Status CudaBackend::choosePath(size_t particles, size_t springs) {
   } else if (path == CgPath::kGrid) {
     single_reduction_ = singleReduction(particles);
     const KernelShape& shape = single_reduction_ ? single_shape_ : grid_shape_;
-    whole_lanes_ = lanesFor(shape, false, particles, springs);
+    whole_lanes_ = lanesFor(shape, false, particles, springs, false);
     // never more blocks than are resident
     whole_launch_ = launchFor(shape, particles * size_t(whole_lanes_));
   }

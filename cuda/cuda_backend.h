@@ -51,12 +51,21 @@ struct CudaOptions {
   // size against the path's resident threads and the springs per particle (measured on the H200:
   // bench/results, "lanes"; CudaBackend::lanesFor)
   int gather_lanes = 0;
+  // Item 16, kLaunches: each lane of q = A p issues the loads of 4 of its entries (adjacency,
+  // block, neighbour) before using any, instead of walking them one round trip at a time. 1: one
+  // at a time; 4: batched; 0: chosen at load with the lanes (CudaBackend::lanesFor): batched, with
+  // about 6 entries per lane, for systems beyond 512 particles per multiprocessor. The whole-CG
+  // paths always walk one at a time (batching measured 5–15 % slower there).
+  int gather_batch = 0;
   // kGrid (with fused_finish) up to this many particles: Chronopoulos–Gear CG, all of an
   // iteration's sums in one reduction, so one grid barrier per iteration instead of two (item 14);
   // the same iterates as PCG in exact arithmetic, recurrences that round differently. Each
   // gatherer then reads three vectors and a 3×3 block per neighbour instead of two vectors: on the
   // H200 it won up to 16384 particles and lost at 65536 (bench/results, ablation 14). 0: never.
   int single_reduction_max_particles = 32768;
+  // kGrid: threads per block of the cooperative grid, 256 or 512 (0: 256). Larger blocks mean
+  // fewer barrier participants and block partial sums, and fewer resident threads.
+  int grid_block = 0;
   // Item 15: the device arrays in a locality order (sim/locality_order.h): particles along a
   // Morton curve of their positions at load, springs by their ends, so q = A p over a block of
   // consecutive rows finds most neighbours and springs in what the block already loaded. The host

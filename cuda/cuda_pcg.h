@@ -27,6 +27,7 @@ struct CgPlan {
   bool use_graph = false;
   bool fused_finish = false;  // 3 launches per iteration instead of 5
   int lanes = 1;              // threads per particle in q = A p
+  bool batched = false;       // item 16: each lane issues kGatherBatch entries' loads together
 };
 
 class CudaPcg {

@@ -18,6 +18,9 @@ namespace hooke::cuda {
 inline constexpr int kLightThreads = 512;   // point-wise and reduction kernels: few registers
 inline constexpr int kHeavyThreads = 256;   // gathers over springs: many registers
 inline constexpr int kFinishThreads = 256;  // single-block finishing reductions
+// adjacency entries whose loads a gathering lane of the launched q = A p may issue together
+// (batchedEntries; CudaOptions::gather_batch)
+inline constexpr int kGatherBatch = 4;
 
 template <bool F4>
 struct VecStorage {
@@ -157,6 +160,29 @@ __device__ __forceinline__ glm::vec3 groupSum(glm::vec3 v, uint32_t lanes) {
     v.z += __shfl_xor_sync(0xffffffffu, v.z, offset);
   }
   return v;
+}
+
+// Σ of add(fetch(e)) over a row's entries e = first, first + step, ... < end, in that order, with
+// the loads of kBatch entries issued before any is used: each entry is a chain of dependent
+// loads (the adjacency entry, then its spring's block and the neighbour's values), and a lane
+// that walks them one at a time waits one memory round trip per link. A batch's entries past the
+// end repeat `first`'s loads (already in flight, so cache hits) and add nothing. The same sum,
+// bit for bit, as the plain loop.
+template <int kBatch, typename Fetch, typename Add>
+__device__ __forceinline__ void batchedEntries(uint32_t first, uint32_t end, uint32_t step,
+                                               Fetch fetch, Add add) {
+  for (uint32_t e0 = first; e0 < end; e0 += kBatch * step) {
+    decltype(fetch(e0)) item[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const uint32_t e = e0 + uint32_t(k) * step;
+      item[k] = fetch(e < end ? e : e0);
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      if (e0 + uint32_t(k) * step < end) add(item[k]);
+    }
+  }
 }
 
 // f_i = m_i g − c_air v_i + e_i   (e: external input, may be absent)

@@ -196,11 +196,12 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
                           uint32_t particles, int vector_bytes);
 
 // q = A p and partial sums of p·q, each particle's springs over `lanes` threads (a power of two,
-// 1 to 32; launch.grid × launch.block threads cover lanes × particles in rounds); fused: the last
-// block also computes α (launchAlpha's work)
+// 1 to 32; launch.grid × launch.block threads cover lanes × particles in rounds), batched: each
+// lane issuing kGatherBatch entries' loads together; fused: the last block also computes α
+// (launchAlpha's work)
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes);
+                        Reduction reduction, CgScalars* scalars, int lanes, bool batched);
 
 // α = r·z / p·q, or breakdown
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,
@@ -252,10 +253,11 @@ enum WholeCgAblation {
 };
 
 // Shape of one whole-CG kernel: for one block, the largest block it can launch (shape.block) and
-// the shared memory available to it; for the grid, the occupancy shape. Fails with
-// cudaErrorInvalidValue for an ablation that was not compiled.
+// the shared memory available to it; for the grid, the occupancy shape of grid_block threads
+// (0: 256; at most 512). Fails with cudaErrorInvalidValue for an ablation that was not compiled.
 cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, int ablation,
-                         bool prefer_l1, KernelShape* out, size_t* max_shared_bytes);
+                         bool prefer_l1, int grid_block, KernelShape* out,
+                         size_t* max_shared_bytes);
 
 // Shared memory one block needs for `particles` (the directions and z, packed float3).
 size_t wholeCgSharedBytes(uint32_t particles);

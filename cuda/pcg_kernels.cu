@@ -42,9 +42,10 @@ __device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* 
 
 // (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} S_s (p_i − p_o)   (o: the spring's other end),
 // zero at pinned particles (their rows are filtered); partial sums of p·(A p). Each particle's
-// springs are split over `lanes` threads (item 13). Fused: the last block to finish sums the
-// partials and computes α itself.
-template <bool F4, bool kFused>
+// springs are split over `lanes` threads (item 13), each lane issuing the loads of kBatch of its
+// entries together (item 16). Fused: the last block to finish sums the partials and computes α
+// itself.
+template <bool F4, bool kFused, int kBatch>
 __global__ void __launch_bounds__(kHeavyThreads)
     applyKernel(DeviceModel m, DeviceSystem sys, CgVectors cg, Reduction reduction,
                 CgScalars* scalars, uint32_t lanes) {
@@ -57,12 +58,18 @@ __global__ void __launch_bounds__(kHeavyThreads)
   };
   auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes_now) {
     Row r{loadConst(p, i), glm::vec3(0.0f)};
-    const uint32_t end = __ldg(m.row_start + i + 1);
-    for (uint32_t e = __ldg(m.row_start + i) + sub; e < end; e += lanes_now) {
-      const Incident s = incident(m.adjacency, e);
-      // S (p_i − p_o): the same bits as ±S (p_{i_s} − p_{j_s}), S (−d) = −S d exactly
-      r.springs += applyPacked(__ldg(sys.block + s.spring), r.pi - loadConst(p, s.other));
-    }
+    struct Entry {
+      float4 block;
+      glm::vec3 po;
+    };
+    batchedEntries<kBatch>(
+        __ldg(m.row_start + i) + sub, __ldg(m.row_start + i + 1), lanes_now,
+        [&](uint32_t e) {
+          const Incident s = incident(m.adjacency, e);
+          return Entry{__ldg(sys.block + s.spring), loadConst(p, s.other)};
+        },
+        // S (p_i − p_o): the same bits as ±S (p_{i_s} − p_{j_s}), S (−d) = −S d exactly
+        [&](const Entry& en) { r.springs += applyPacked(en.block, r.pi - en.po); });
     return r;
   };
   auto finish = [&](uint32_t i, const Row& r) {
@@ -183,16 +190,25 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
   cudaError_t e;
   // the fused and plain variants differ only in their tails; the plain ones set the shape, and
   // the fused ones get the same carve-out
-  if ((e = queryShape(applyKernel<F4, false>, kHeavyThreads, prefer_l1, &out[kApplyKernel])))
+  // the batched variants (item 16) share the unbatched ones' shape; they may need more registers
+  KernelShape batched, batched_fused;
+  if ((e = queryShape(applyKernel<F4, false, 1>, kHeavyThreads, prefer_l1, &out[kApplyKernel])))
+    return e;
+  if ((e = queryShape(applyKernel<F4, false, kGatherBatch>, kHeavyThreads, prefer_l1, &batched)))
+    return e;
+  if ((e = queryShape(applyKernel<F4, true, kGatherBatch>, kHeavyThreads, prefer_l1,
+                      &batched_fused)))
     return e;
   if ((e = queryShape(updateKernel<F4, false>, kLightThreads, prefer_l1, &out[kUpdateKernel])))
     return e;
   KernelShape fused_apply, fused_update;
-  if ((e = queryShape(applyKernel<F4, true>, kHeavyThreads, prefer_l1, &fused_apply))) return e;
+  if ((e = queryShape(applyKernel<F4, true, 1>, kHeavyThreads, prefer_l1, &fused_apply))) return e;
   if ((e = queryShape(updateKernel<F4, true>, kLightThreads, prefer_l1, &fused_update))) return e;
-  out[kApplyKernel].block = std::min(out[kApplyKernel].block, fused_apply.block);
-  out[kApplyKernel].blocks_per_sm =
-      std::min(out[kApplyKernel].blocks_per_sm, fused_apply.blocks_per_sm);
+  for (const KernelShape& other : {fused_apply, batched, batched_fused}) {
+    out[kApplyKernel].block = std::min(out[kApplyKernel].block, other.block);
+    out[kApplyKernel].blocks_per_sm =
+        std::min(out[kApplyKernel].blocks_per_sm, other.blocks_per_sm);
+  }
   out[kUpdateKernel].block = std::min(out[kUpdateKernel].block, fused_update.block);
   out[kUpdateKernel].blocks_per_sm =
       std::min(out[kUpdateKernel].blocks_per_sm, fused_update.blocks_per_sm);
@@ -225,9 +241,14 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes) {
-  auto kernel = float4_layout ? (fused ? applyKernel<true, true> : applyKernel<true, false>)
-                              : (fused ? applyKernel<false, true> : applyKernel<false, false>);
+                        Reduction reduction, CgScalars* scalars, int lanes, bool batched) {
+  using Kernel = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*, uint32_t);
+  constexpr int B = kGatherBatch;
+  const Kernel kernels[2][2][2] = {{{applyKernel<false, false, 1>, applyKernel<false, false, B>},
+                                    {applyKernel<false, true, 1>, applyKernel<false, true, B>}},
+                                   {{applyKernel<true, false, 1>, applyKernel<true, false, B>},
+                                    {applyKernel<true, true, 1>, applyKernel<true, true, B>}}};
+  const Kernel kernel = kernels[float4_layout][fused][batched];
   kernel<<<launch.grid, launch.block, 0, stream>>>(model, system, cg, reduction, scalars,
                                                    static_cast<uint32_t>(lanes));
   return cudaGetLastError();

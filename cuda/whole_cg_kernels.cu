@@ -2,6 +2,7 @@
 // cooperative grid. Never float atomics, never blocks that disagree: all decide from the same sums.
 #include <cooperative_groups.h>
 
+#include <algorithm>
 #include <climits>
 #include <type_traits>
 
@@ -17,6 +18,7 @@ namespace cg = cooperative_groups;
 
 inline constexpr int kOneBlockThreads = 1024;  // __launch_bounds__ of the one-block kernel
 inline constexpr int kUnboundedBlock = 256;    // ablation 4: a block size fixed in the source
+inline constexpr int kGridMaxThreads = 512;    // the largest grid block (CudaOptions::grid_block)
 
 // Loads of data no thread writes during the solve (item 5): the read-only path, or plain loads
 // when that optimisation is ablated.
@@ -58,18 +60,26 @@ __device__ __forceinline__ SpringEntry springEntry(const DeviceModel& m, const D
 // (item 13); x_o = value(o) for the neighbours, x_i given. (The same bits as ±S_s (x_{i_s} −
 // x_{j_s}) in the spring's own orientation: S (−d) = −S d exactly in floating point.) Ablation 7: a
 // pinned row is skipped by a branch instead of being masked by the caller's select.
-template <int kAblate, typename Value>
+// One entry at a time: on the H200 batching entries (batchedEntries) cost 5–15 % on the whole-CG
+// paths, whose lanes already give each thread one to three entries (bench/results, "batch").
+template <int kAblate, int kBatch = 1, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
                                              uint32_t i, glm::vec3 xi, float mask, uint32_t sub,
                                              uint32_t lanes, Value value) {
   glm::vec3 part(0.0f);
   const bool gather = kAblate != kAblateMasks || mask != 0.0f;
   const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
-  for (uint32_t e = readOnly<kAblate>(m.row_start + i) + sub; e < end; e += lanes) {
-    const SpringEntry se = springEntry<kAblate>(m, sys, e);
-    const glm::vec3 xo = value(se.incident.other);
-    part += applyPacked(se.block, xi - xo);
-  }
+  struct Entry {
+    float4 block;
+    glm::vec3 xo;
+  };
+  batchedEntries<kBatch>(
+      readOnly<kAblate>(m.row_start + i) + sub, end, lanes,
+      [&](uint32_t e) {
+        const SpringEntry se = springEntry<kAblate>(m, sys, e);
+        return Entry{se.block, value(se.incident.other)};
+      },
+      [&](const Entry& en) { part += applyPacked(en.block, xi - en.xo); });
   return part;
 }
 
@@ -203,7 +213,7 @@ __device__ __forceinline__ void publish(CgScalars* scalars, int iterations, doub
 template <bool F4, bool kOneBlock, int kAblate>
 __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
   using Directions = std::conditional_t<kOneBlock, SharedVectors, GlobalVectors<F4>>;
-  constexpr int kMaxThreads = kOneBlock ? kOneBlockThreads : kHeavyThreads;
+  constexpr int kMaxThreads = kOneBlock ? kOneBlockThreads : kGridMaxThreads;
   const DeviceModel& m = a.model;
   const DeviceSystem& sys = a.system;
   CgScalars* scalars = a.scalars;
@@ -402,7 +412,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
 
   // block partials -> totals in every thread; `set` alternates with the barriers
   auto totals = [&](double(&v)[3], int set) {
-    blockTotals<3, kAblate, kHeavyThreads>(v);
+    blockTotals<3, kAblate, kGridMaxThreads>(v);
     if (threadIdx.x == 0) {
       for (int k = 0; k < 3; ++k)
         a.reduction.partials[(3 * set + k) * a.reduction.stride + blockIdx.x] = v[k];
@@ -414,7 +424,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       for (int k = 0; k < 3; ++k)
         v[k] += __ldcg(a.reduction.partials + (3 * set + k) * a.reduction.stride + b);
     }
-    blockTotals<3, kAblate, kHeavyThreads>(v);
+    blockTotals<3, kAblate, kGridMaxThreads>(v);
   };
 
   const GlobalVectors<F4> R0{a.cg.r}, R1{a.r_other}, W0{a.cg.q}, W1{a.w_other};
@@ -598,7 +608,8 @@ size_t wholeCgSharedBytes(uint32_t particles) {
 }
 
 cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, int ablation,
-                         bool prefer_l1, KernelShape* out, size_t* max_shared_bytes) {
+                         bool prefer_l1, int grid_block, KernelShape* out,
+                         size_t* max_shared_bytes) {
   KernelFn kernel = kernelFor(float4_layout, one_block, ablation, single_reduction);
   if (!kernel) return cudaErrorInvalidValue;
   int device = 0;
@@ -617,8 +628,8 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
     cudaFuncAttributes attributes{};
     e = cudaFuncGetAttributes(&attributes, kernel);
     if (e != cudaSuccess) return e;
-    int block = attributes.maxThreadsPerBlock < kHeavyThreads ? attributes.maxThreadsPerBlock
-                                                              : kHeavyThreads;
+    const int wanted = grid_block > 0 ? std::min(grid_block, kGridMaxThreads) : kHeavyThreads;
+    int block = std::min(attributes.maxThreadsPerBlock, wanted);
     block = block / 32 * 32;
     if (block < 32) return cudaErrorInvalidConfiguration;
     int per_sm = 0;

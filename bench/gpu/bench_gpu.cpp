@@ -160,7 +160,7 @@ SolverSettings settingsFor(bool fixed) {
 
 // The design this project started from: items 1–9 on, five launches per iteration, no graph, no
 // whole-CG kernel, one thread per particle (no item 13), the model's own particle order (no item
-// 15).
+// 15), one entry at a time (no item 16).
 CudaOptions originalOptions() {
   CudaOptions o;
   o.cg_path = CgPath::kLaunches;
@@ -168,6 +168,7 @@ CudaOptions originalOptions() {
   o.fused_finish = false;
   o.gather_lanes = 1;
   o.locality_order = false;
+  o.gather_batch = 1;
   o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
   return o;
 }
@@ -224,6 +225,7 @@ struct Bench {
   Args args;
   Clock::time_point started = Clock::now();
   Floors floors;
+  int multiprocessors = 0;
   std::vector<Row> rows;
   std::vector<Json> paths, ablation, crossover, lanes;
   int skipped = 0;
@@ -299,6 +301,10 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o = {};
     o.cg_path = CgPath::kGrid;
     alternatives.push_back({"grid", o});
+    if (n <= 262144) {  // 512-thread grid blocks: fewer barrier participants and partials
+      o.grid_block = 512;
+      alternatives.push_back({"grid-512", o});
+    }
     if (n <= 6000) {
       o = {};
       o.cg_path = CgPath::kOneBlock;
@@ -365,6 +371,7 @@ constexpr Item kItems[] = {
     {14, "13", "gather lanes: a particle's springs over several threads (off: one thread)"},
     {15, "14", "single-reduction CG: one grid barrier per iteration (off: two, standard PCG)"},
     {16, "15", "locality order: particles along a Morton curve (off: the model's own order)"},
+    {17, "16", "batched gather loads in the launched A p (off: one entry at a time)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -433,6 +440,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         break;
       case 16:
         o.locality_order = false;
+        break;
+      case 17:
+        applies = launched && n > 512 * size_t(b.multiprocessors);
+        if (!applies) note = "the launched path beyond 512 particles per multiprocessor only";
+        o.gather_batch = 1;
         break;
       case 14:
         applies = base.lanes > 1;
@@ -569,6 +581,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "hooke-bench-gpu: %s\n", why_not.c_str());
     return 2;
   }
+  b.multiprocessors = info.multiprocessors;
   const std::string date = utcDate();
   const std::string driver = driverVersion(info.driver_version);
   const std::string cuda = std::to_string(info.runtime_version / 1000) + "." +

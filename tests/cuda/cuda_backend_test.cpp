@@ -275,6 +275,22 @@ std::vector<Variant> variants() {
   o.locality_order = false;
   o.float4_layout = false;
   out.push_back({"launched-model-order-float3", o});
+  // item 16: batched entries in the launched q = A p (automatic only beyond 512 particles per SM)
+  for (int lanes : {1, 2, 8}) {
+    o = {};
+    o.cg_path = CgPath::kLaunches;
+    o.gather_batch = 4;
+    o.gather_lanes = lanes;
+    out.push_back({"launched-batched-lanes-" + std::to_string(lanes), o});
+  }
+  // 512-thread grid blocks, with one barrier per iteration (item 14) and with two
+  o = {};
+  o.cg_path = CgPath::kGrid;
+  o.grid_block = 512;
+  out.push_back({"grid-512", o});
+  o.single_reduction_max_particles = 0;
+  o.gather_lanes = 2;
+  out.push_back({"grid-512-two-barriers-lanes-2", o});
   // item 14 off: the grid path's standard PCG with two barriers per iteration
   o = {};
   o.cg_path = CgPath::kGrid;
@@ -306,7 +322,8 @@ std::string bitKey(const Backend& backend, const CudaOptions& o) {
          std::to_string(o.prefer_l1) + std::to_string(o.fused_finish) +
          std::to_string(o.block_jacobi) + std::to_string(o.warm_start) + std::to_string(tree) +
          "l" + std::to_string(cudaGatherLanes(backend)) +
-         (cudaSingleReduction(backend) ? "cg1" : "") + (o.locality_order ? "" : "-model-order");
+         (cudaSingleReduction(backend) ? "cg1" : "") + (o.locality_order ? "" : "-model-order") +
+         (o.grid_block == 512 ? "-b512" : "");
 }
 
 TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {

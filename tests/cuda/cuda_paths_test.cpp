@@ -172,8 +172,12 @@ TEST(WholeCgParity, LargerVolumeMatchesCpu) {
 // work. Per step the counts may differ a lot: here float CG stalls near the tolerance (in the
 // first step the CPU's own |b − A x| stays near 1e-2 |b| while its recurrence passes 1e-4), so
 // where it stops is decided by rounding (measured on the H200: 334 against 271 in step 0 on every
-// path, 48 against 109 in step 5 with item 14). Over 8 steps the totals agree within 10 %
-// (measured: 4–5 %).
+// path, 48 against 109 in step 5 with item 14). Over 8 steps the totals of the paths that run the
+// CPU's recurrence (standard PCG) agree within 10 % (measured: 4–5 %). Item 14's Chronopoulos–Gear
+// recurrence is a different algorithm in floating point, with a larger gap between its recurrence
+// residual and the true one, so in this rounding-dominated stretch it may take more iterations
+// to push its recurrence under the tolerance: within 25 % (measured: 5 % with the model's order
+// and two-array spring blocks, 14 % with the locality order and packed blocks of item 15).
 TEST(WholeCgParity, LargeVolumeFollowsCpuWithItsWork) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene volume = makeVolume(64, {});
@@ -216,7 +220,8 @@ TEST(WholeCgParity, LargeVolumeFollowsCpuWithItsWork) {
                 std::to_string(expected.stats[k].cg_iterations);
     }
     const int gpu_total = totalIterations(actual), cpu_total = totalIterations(expected);
-    EXPECT_NEAR(gpu_total, cpu_total, 0.1 * cpu_total) << counts;
+    const bool chronopoulos_gear = std::string(c.name) == "grid-single-reduction";
+    EXPECT_NEAR(gpu_total, cpu_total, (chronopoulos_gear ? 0.25 : 0.1) * cpu_total) << counts;
     EXPECT_LE(relativeDifference(actual.state, expected.state, extentOf(volume.state)), kTolerance);
     std::printf(
         "[ large    ] volume 64 %-26s lanes %2d  CG iterations gpu/cpu:%s  max|dx|/extent %.3g\n",
@@ -383,12 +388,47 @@ TEST(GatherLanes, RefusesWhatIsNotAPowerOfTwoUpTo32) {
   }
 }
 
+TEST(GridBlock, RefusesAnythingBut0And256And512) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  for (int block : {-1, 128, 384, 1024}) {
+    CudaOptions o;
+    o.grid_block = block;
+    std::string why_not;
+    EXPECT_EQ(createCudaBackend(o, &why_not), nullptr) << block;
+    EXPECT_NE(why_not.find("grid_block"), std::string::npos) << why_not;
+  }
+  for (int block : {0, 256, 512}) {
+    CudaOptions o;
+    o.grid_block = block;
+    std::string why_not;
+    EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
+  }
+}
+
+TEST(GatherBatch, RefusesAnythingBut0And1And4) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  for (int batch : {-1, 2, 3, 8}) {
+    CudaOptions o;
+    o.gather_batch = batch;
+    std::string why_not;
+    EXPECT_EQ(createCudaBackend(o, &why_not), nullptr) << batch;
+    EXPECT_NE(why_not.find("gather_batch"), std::string::npos) << why_not;
+  }
+  for (int batch : {0, 1, 4}) {
+    CudaOptions o;
+    o.gather_batch = batch;
+    std::string why_not;
+    EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
+  }
+}
+
 // The automatic rule (CudaBackend::lanesFor). Up to 512 particles per multiprocessor, lanes
-// grow until the gather has about 512 threads per multiprocessor, at most a power of two at or
-// above the springs per particle and 16: 1024 particles of cloth (11.4 springs each) or volume
-// (20.7) take 16 on any device with 32 multiprocessors or more, a 2-particle spring 1. Above that,
-// the power of two nearest a third of the row: 262144 cloth particles (more than 512 × the SMs of
-// any current GPU), 4. A forced count wins.
+// double while twice as many gather threads stay within 512 per multiprocessor, at most a power
+// of two at or above the springs per particle and 16: 1024 particles of cloth (11.4 springs each)
+// or volume (20.7) take 16 on any device with 32 multiprocessors or more, a 2-particle spring 1,
+// 65536 cloth particles 1 on fewer than 256 multiprocessors. Above that size the launched path
+// batches its loads (item 16) and takes the power of two nearest a sixth of the row: 262144 cloth
+// particles (more than 512 × the SMs of any current GPU), 2. A forced count wins.
 TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto lanesFor = [](const CudaOptions& options, const Scene& scene) {
@@ -403,7 +443,7 @@ TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
   ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
   // 1024 particles: 16 lanes from 32 SMs up (the H200: 132), 8 from 16 (an RTX 3050: 20), 4 from 8
   const int sms = device.multiprocessors;
-  const int small = sms >= 32 ? 16 : sms >= 16 ? 8 : sms >= 8 ? 4 : 2;
+  const int small = sms >= 32 ? 16 : sms >= 16 ? 8 : sms >= 8 ? 4 : sms >= 4 ? 2 : 1;
   for (CgPath path : {CgPath::kGrid, CgPath::kLaunches}) {
     SCOPED_TRACE(cgPathName(path));
     EXPECT_EQ(lanesFor(onPath(path), cloth), small);
@@ -413,7 +453,11 @@ TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
     forced.gather_lanes = 2;
     EXPECT_EQ(lanesFor(forced, cloth), 2);
   }
-  EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), makeCloth(512, {})), 4);
+  EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), makeCloth(512, {})), 2);
+  CudaOptions unbatched = onPath(CgPath::kLaunches);
+  unbatched.gather_batch = 1;  // a third of the row without item 16
+  EXPECT_EQ(lanesFor(unbatched, makeCloth(512, {})), 4);
+  if (512 * sms < 2 * 65536) EXPECT_EQ(lanesFor(onPath(CgPath::kGrid), makeCloth(256, {})), 1);
   // one block holds at most its own threads (1024 on sm_86 and sm_90): 1024 cloth particles leave
   // no room for a second lane, 256 particles room for 4
   EXPECT_EQ(lanesFor(onPath(CgPath::kOneBlock), cloth), 1);
