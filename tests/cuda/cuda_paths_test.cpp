@@ -176,8 +176,8 @@ TEST(WholeCgParity, LargerVolumeMatchesCpu) {
 // CPU's recurrence (standard PCG) agree within 10 % (measured: 4–5 %). Item 14's Chronopoulos–Gear
 // recurrence is a different algorithm in floating point, with a larger gap between its recurrence
 // residual and the true one, so in this rounding-dominated stretch it may take more iterations
-// to push its recurrence under the tolerance: within 25 % (measured: 5 % with the model's order
-// and two-array spring blocks, 14 % with the locality order and packed blocks of item 15).
+// to push its recurrence under the tolerance: within 25 % (measured on the H200: 5 % with two
+// lanes per particle, 14 % with the one lane the automatic rule now gives this size).
 TEST(WholeCgParity, LargeVolumeFollowsCpuWithItsWork) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene volume = makeVolume(64, {});
