@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -371,55 +372,41 @@ TEST(WholeCgChoice, AblationNeedsAKnownNumberInEitherLayout) {
 
 // ---- item 13: lanes per particle ----
 
-TEST(GatherLanes, RefusesWhatIsNotAPowerOfTwoUpTo32) {
-  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
-  for (int lanes : {-1, 3, 6, 64}) {
+// The factory refuses each of `refused` in the field `set` writes, naming `field`, and accepts
+// each of `accepted`.
+void expectOptionValues(const char* field, void (*set)(CudaOptions&, int),
+                        std::initializer_list<int> refused, std::initializer_list<int> accepted) {
+  for (int value : refused) {
     CudaOptions o;
-    o.gather_lanes = lanes;
+    set(o, value);
     std::string why_not;
-    EXPECT_EQ(createCudaBackend(o, &why_not), nullptr) << lanes;
-    EXPECT_NE(why_not.find("gather_lanes"), std::string::npos) << why_not;
+    EXPECT_EQ(createCudaBackend(o, &why_not), nullptr) << field << " = " << value;
+    EXPECT_NE(why_not.find(field), std::string::npos) << why_not;
   }
-  for (int lanes : {1, 2, 4, 8, 16, 32}) {
+  for (int value : accepted) {
     CudaOptions o;
-    o.gather_lanes = lanes;
+    set(o, value);
     std::string why_not;
     EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
   }
+}
+
+TEST(GatherLanes, RefusesWhatIsNotAPowerOfTwoUpTo32) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  expectOptionValues("gather_lanes", [](CudaOptions& o, int v) { o.gather_lanes = v; },
+                     {-1, 3, 6, 64}, {1, 2, 4, 8, 16, 32});
 }
 
 TEST(GridBlock, RefusesAnythingBut0And256And512) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
-  for (int block : {-1, 128, 384, 1024}) {
-    CudaOptions o;
-    o.grid_block = block;
-    std::string why_not;
-    EXPECT_EQ(createCudaBackend(o, &why_not), nullptr) << block;
-    EXPECT_NE(why_not.find("grid_block"), std::string::npos) << why_not;
-  }
-  for (int block : {0, 256, 512}) {
-    CudaOptions o;
-    o.grid_block = block;
-    std::string why_not;
-    EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
-  }
+  expectOptionValues("grid_block", [](CudaOptions& o, int v) { o.grid_block = v; },
+                     {-1, 128, 384, 1024}, {0, 256, 512});
 }
 
 TEST(GatherBatch, RefusesAnythingBut0And1And4) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
-  for (int batch : {-1, 2, 3, 8}) {
-    CudaOptions o;
-    o.gather_batch = batch;
-    std::string why_not;
-    EXPECT_EQ(createCudaBackend(o, &why_not), nullptr) << batch;
-    EXPECT_NE(why_not.find("gather_batch"), std::string::npos) << why_not;
-  }
-  for (int batch : {0, 1, 4}) {
-    CudaOptions o;
-    o.gather_batch = batch;
-    std::string why_not;
-    EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
-  }
+  expectOptionValues("gather_batch", [](CudaOptions& o, int v) { o.gather_batch = v; },
+                     {-1, 2, 3, 8}, {0, 1, 4});
 }
 
 // The automatic rule (CudaBackend::lanesFor). Up to 512 particles per multiprocessor, lanes

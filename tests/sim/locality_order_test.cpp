@@ -68,34 +68,35 @@ double sameBlockFraction(const Model& model, const std::vector<uint32_t>& slot, 
   return double(inside) / double(model.springCount());
 }
 
-TEST(LocalityOrder, KeepsAClothsSpringsInsideBlocksOfParticles) {
-  const Scene cloth = makeCloth(64, {});
-  const LocalityOrder order = localityOrder(cloth.model, cloth.state.x);
-  expectValidOrder(cloth.model, order);
+struct Fractions {
+  double morton, row_major;  // springs inside blocks of 64 slots: in the order, in model order
+};
+
+// The order of `scene` checked, and the share of its springs inside blocks of 64 particles (the
+// rows a 256-thread block gathers with 4 lanes each) with it and without it.
+Fractions blockFractions(const Scene& scene) {
+  const LocalityOrder order = localityOrder(scene.model, scene.state.x);
+  expectValidOrder(scene.model, order);
   EXPECT_FALSE(order.identity());
-  std::vector<uint32_t> rows(cloth.model.particleCount());
+  std::vector<uint32_t> rows(scene.model.particleCount());
   std::iota(rows.begin(), rows.end(), 0u);
-  // 64 particles: the rows a 256-thread block gathers with 4 lanes each
-  const double morton = sameBlockFraction(cloth.model, order.slot, 64);
-  const double row_major = sameBlockFraction(cloth.model, rows, 64);
-  std::printf("[ locality ] cloth 64, blocks of 64: %.3f of the springs inside (row-major %.3f)\n",
-              morton, row_major);
+  const Fractions f{sameBlockFraction(scene.model, order.slot, 64),
+                    sameBlockFraction(scene.model, rows, 64)};
+  std::printf("[ locality ] %s, blocks of 64: %.3f of the springs inside (model order %.3f)\n",
+              scene.name.c_str(), f.morton, f.row_major);
+  return f;
+}
+
+TEST(LocalityOrder, KeepsAClothsSpringsInsideBlocksOfParticles) {
+  const Fractions f = blockFractions(makeCloth(64, {}));
   // an 8 × 8 tile holds about 80 % of its particles' springs; a row of 64 only the row's
-  EXPECT_GT(morton, 0.7);
-  EXPECT_LT(row_major, 0.4);
+  EXPECT_GT(f.morton, 0.7);
+  EXPECT_LT(f.row_major, 0.4);
 }
 
 TEST(LocalityOrder, KeepsAVolumesSpringsInsideBlocksOfParticles) {
-  const Scene volume = makeVolume(16, {});
-  const LocalityOrder order = localityOrder(volume.model, volume.state.x);
-  expectValidOrder(volume.model, order);
-  std::vector<uint32_t> rows(volume.model.particleCount());
-  std::iota(rows.begin(), rows.end(), 0u);
-  const double morton = sameBlockFraction(volume.model, order.slot, 64);
-  const double row_major = sameBlockFraction(volume.model, rows, 64);
-  std::printf("[ locality ] volume 16, blocks of 64: %.3f of the springs inside (row-major %.3f)\n",
-              morton, row_major);
-  EXPECT_GT(morton, 1.5 * row_major);
+  const Fractions f = blockFractions(makeVolume(16, {}));
+  EXPECT_GT(f.morton, 1.5 * f.row_major);
 }
 
 TEST(LocalityOrder, IsDeterministicAndSurvivesDegeneratePositions) {
