@@ -403,6 +403,14 @@ Status CudaBackend::init() {
   }
   one_block_ok_ = one == cudaSuccess;
   grid_ok_ = grid == cudaSuccess && props_.cooperativeLaunch != 0 && grid_shape_.blocks_per_sm > 0;
+  if (options_.grid_block > 0 && grid == cudaSuccess &&
+      (grid_shape_.block != options_.grid_block ||
+       (single == cudaSuccess && single_shape_.block != options_.grid_block))) {
+    return Status::error("CudaOptions::grid_block " + std::to_string(options_.grid_block) +
+                         " is more than this build of the grid kernel runs (" +
+                         std::to_string(std::min(grid_shape_.block, single_shape_.block)) +
+                         " threads per block)");
+  }
   single_ok_ = grid_ok_ && single == cudaSuccess && single_shape_.blocks_per_sm > 0;
   HOOKE_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   for (cudaEvent_t& event : events_)
@@ -416,18 +424,14 @@ Status CudaBackend::init() {
 }
 
 // Item 13: threads per particle for a gather over `particles` rows of `springs` × 2 entries
-// (one_block: in a single block of shape.block threads). Automatic, from the H200 sweep
-// (bench/results, "lanes"): up to 512 particles per multiprocessor, lanes grow until the gather has
-// about 512 threads per multiprocessor (at least 2: the gather's dependent loads are the
-// iteration's latency there); beyond that, a third of a row per lane (cloth 4, volume 8) keeps more
-// loads in flight per warp. Never more lanes than a row has entries on average (rounded up to a
-// power of two), nor than 16. One block: as many as its threads hold.
-// Items 13 and 16, from the H200 sweeps (bench/results, "lanes"): in one block, lanes double
-// while twice as many threads fit the block; elsewhere they double while twice as many gather
-// threads stay within kGatherThreadsPerSm per multiprocessor (65536 particles keep one lane:
-// two, a second round of gathers on the cooperative grid, cost 1.4–1.5× per iteration); beyond
-// that size the power of two nearest a third of the row, or with batched loads (item 16, the
-// launched path) a sixth, so each lane has about six entries to batch.
+// (one_block: in a single block of shape.block threads); never more lanes than a row has entries
+// on average (rounded up to a power of two), nor than 16. Items 13 and 16, from the H200 sweeps
+// (bench/results, "lanes"): in one block, lanes double while twice as many threads fit the block;
+// elsewhere they double while twice as many gather threads stay within kGatherThreadsPerSm per
+// multiprocessor (65536 particles keep one lane: two, a second round of gathers on the cooperative
+// grid, cost 1.4–1.5× per iteration); beyond that size the power of two nearest a third of the row,
+// or with batched loads (item 16, the launched path) a sixth, so each lane has about six entries to
+// batch.
 int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t particles,
                           size_t springs, bool batched) const {
   if (options_.gather_lanes > 0) return options_.gather_lanes;
@@ -486,11 +490,14 @@ Status CudaBackend::validate(const Model& model) const {
                          " particles, " + std::to_string(springs) + " springs)");
   }
   for (size_t s = 0; s < springs; ++s) {
-    // the packed system block (kernel_api.h) needs a >= 0
-    if (!(model.stiffness[s] >= 0.0f) || !(model.damping[s] >= 0.0f)) {
-      return Status::error(
-          "model: spring " + std::to_string(s) + " needs stiffness and damping >= 0 (got k = " +
-          std::to_string(model.stiffness[s]) + ", c = " + std::to_string(model.damping[s]) + ")");
+    // the scene files' rules (Model's comments); the packed system block (kernel_api.h) needs
+    // a = h c + h² k min(1, L/l) >= 0
+    const float k = model.stiffness[s], c = model.damping[s], rest = model.rest_length[s];
+    if (!(std::isfinite(k) && k >= 0.0f) || !(std::isfinite(c) && c >= 0.0f) ||
+        !(std::isfinite(rest) && rest > 0.0f)) {
+      return Status::error("model: spring " + std::to_string(s) +
+                           " needs finite k >= 0, c >= 0 and L > 0 (got k = " + std::to_string(k) +
+                           ", c = " + std::to_string(c) + ", L = " + std::to_string(rest) + ")");
     }
     const glm::uvec2 e = model.spring_ends[s];
     if (e.x >= n || e.y >= n || e.x == e.y) {
@@ -670,8 +677,10 @@ Status CudaBackend::load(const Model& model, const State& state) {
   commit_ = launchFor(step_shapes_[cuda::kCommitKernel], n);
   visual_ = launchFor(step_shapes_[cuda::kVisualKernel], n);
   apply_batched_ = batchedApply(n);
-  apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, apply_batched_);
-  apply_ = launchFor(cg_shapes_[cuda::kApplyKernel], n * size_t(apply_lanes_));
+  const KernelShape& apply_shape =
+      cg_shapes_[apply_batched_ ? cuda::kApplyBatchedKernel : cuda::kApplyKernel];
+  apply_lanes_ = lanesFor(apply_shape, false, n, springs, apply_batched_);
+  apply_ = launchFor(apply_shape, n * size_t(apply_lanes_));
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
   spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);
@@ -882,6 +891,10 @@ Status CudaBackend::step(float h, std::span<const glm::vec3> external, StepStats
   }
   if (!external.empty() && external.size() != particles_) {
     return Status::error("external forces: expected one per particle");
+  }
+  if (!(std::isfinite(h) && h > 0.0f)) {
+    return Status::error("cuda backend: the step h must be a finite number > 0, not " +
+                         std::to_string(h));
   }
   HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
   if (options_.fault_at_step > 0 && ++steps_since_load_ == options_.fault_at_step) {

@@ -53,9 +53,10 @@ struct CudaOptions {
   int gather_lanes = 0;
   // Item 16, kLaunches: each lane of q = A p issues the loads of 4 of its entries (adjacency,
   // block, neighbour) before using any, instead of walking them one round trip at a time. 1: one
-  // at a time; 4: batched; 0: chosen at load with the lanes (CudaBackend::lanesFor): batched, with
-  // about 6 entries per lane, for systems beyond 512 particles per multiprocessor. The whole-CG
-  // paths always walk one at a time (batching measured 5–15 % slower there).
+  // at a time; 4: batched; 0: chosen at load (CudaBackend::batchedApply): batched for systems
+  // beyond 512 particles per multiprocessor, where the lanes rule then gives each lane about 6
+  // entries. The whole-CG paths always walk one at a time (batching measured 5–15 % slower
+  // there: bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
   int gather_batch = 0;
   // kGrid (with fused_finish) up to this many particles: Chronopoulos–Gear CG, all of an
   // iteration's sums in one reduction, so one grid barrier per iteration instead of two (item 14);

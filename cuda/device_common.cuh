@@ -90,7 +90,7 @@ __device__ __forceinline__ void storeSymmetric(float2* base, uint32_t i, const g
 // load carries it: S d = (m·d) m + b d. (The CPU reference applies a (n·d) n + b d; the two agree
 // to rounding.)
 __device__ __forceinline__ float4 packBlock(const SystemBlock& S) {
-  const float root = sqrtf(fmaxf(S.a, 0.0f));
+  const float root = sqrtf(S.a);  // a NaN (from a model the backend refuses) would propagate
   return make_float4(root * S.n.x, root * S.n.y, root * S.n.z, S.b);
 }
 __device__ __forceinline__ glm::vec3 applyPacked(float4 S, glm::vec3 d) {
@@ -166,8 +166,8 @@ __device__ __forceinline__ glm::vec3 groupSum(glm::vec3 v, uint32_t lanes) {
 // the loads of kBatch entries issued before any is used: each entry is a chain of dependent
 // loads (the adjacency entry, then its spring's block and the neighbour's values), and a lane
 // that walks them one at a time waits one memory round trip per link. A batch's entries past the
-// end repeat `first`'s loads (already in flight, so cache hits) and add nothing. The same sum,
-// bit for bit, as the plain loop.
+// end repeat the batch's first entry's loads (already in flight, so cache hits) and add nothing.
+// The same sum, bit for bit, as the plain loop.
 template <int kBatch, typename Fetch, typename Add>
 __device__ __forceinline__ void batchedEntries(uint32_t first, uint32_t end, uint32_t step,
                                                Fetch fetch, Add add) {

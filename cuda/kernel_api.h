@@ -184,7 +184,16 @@ cudaError_t launchBdf2Base(Launch launch, cudaStream_t stream, bool float4_layou
 cudaError_t launchInvalidConfiguration(cudaStream_t stream);
 
 // ---- pcg_kernels.cu ----
-enum CgKernelId { kApplyKernel, kUpdateKernel, kDirectionKernel, kFinishKernel, kCgKernelCount };
+// kApplyBatchedKernel: q = A p with item 16's batched loads (its own shape: it may need more
+// registers)
+enum CgKernelId {
+  kApplyKernel,
+  kApplyBatchedKernel,
+  kUpdateKernel,
+  kDirectionKernel,
+  kFinishKernel,
+  kCgKernelCount
+};
 
 cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, KernelShape out[kCgKernelCount]);
 

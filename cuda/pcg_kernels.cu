@@ -190,11 +190,12 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
   cudaError_t e;
   // the fused and plain variants differ only in their tails; the plain ones set the shape, and
   // the fused ones get the same carve-out
-  // the batched variants (item 16) share the unbatched ones' shape; they may need more registers
-  KernelShape batched, batched_fused;
+  // the batched variants (item 16) get a shape of their own
+  KernelShape batched_fused;
   if ((e = queryShape(applyKernel<F4, false, 1>, kHeavyThreads, prefer_l1, &out[kApplyKernel])))
     return e;
-  if ((e = queryShape(applyKernel<F4, false, kGatherBatch>, kHeavyThreads, prefer_l1, &batched)))
+  if ((e = queryShape(applyKernel<F4, false, kGatherBatch>, kHeavyThreads, prefer_l1,
+                      &out[kApplyBatchedKernel])))
     return e;
   if ((e = queryShape(applyKernel<F4, true, kGatherBatch>, kHeavyThreads, prefer_l1,
                       &batched_fused)))
@@ -204,11 +205,12 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
   KernelShape fused_apply, fused_update;
   if ((e = queryShape(applyKernel<F4, true, 1>, kHeavyThreads, prefer_l1, &fused_apply))) return e;
   if ((e = queryShape(updateKernel<F4, true>, kLightThreads, prefer_l1, &fused_update))) return e;
-  for (const KernelShape& other : {fused_apply, batched, batched_fused}) {
-    out[kApplyKernel].block = std::min(out[kApplyKernel].block, other.block);
-    out[kApplyKernel].blocks_per_sm =
-        std::min(out[kApplyKernel].blocks_per_sm, other.blocks_per_sm);
-  }
+  out[kApplyKernel].block = std::min(out[kApplyKernel].block, fused_apply.block);
+  out[kApplyKernel].blocks_per_sm =
+      std::min(out[kApplyKernel].blocks_per_sm, fused_apply.blocks_per_sm);
+  KernelShape& batched = out[kApplyBatchedKernel];
+  batched.block = std::min(batched.block, batched_fused.block);
+  batched.blocks_per_sm = std::min(batched.blocks_per_sm, batched_fused.blocks_per_sm);
   out[kUpdateKernel].block = std::min(out[kUpdateKernel].block, fused_update.block);
   out[kUpdateKernel].blocks_per_sm =
       std::min(out[kUpdateKernel].blocks_per_sm, fused_update.blocks_per_sm);

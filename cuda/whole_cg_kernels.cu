@@ -61,7 +61,8 @@ __device__ __forceinline__ SpringEntry springEntry(const DeviceModel& m, const D
 // x_{j_s}) in the spring's own orientation: S (−d) = −S d exactly in floating point.) Ablation 7: a
 // pinned row is skipped by a branch instead of being masked by the caller's select.
 // One entry at a time: on the H200 batching entries (batchedEntries) cost 5–15 % on the whole-CG
-// paths, whose lanes already give each thread one to three entries (bench/results, "batch").
+// paths, whose lanes already give each thread one to three entries
+// (bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
 template <int kAblate, int kBatch = 1, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
                                              uint32_t i, glm::vec3 xi, float mask, uint32_t sub,
@@ -532,8 +533,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
 }
 
 // Register limits per kernel class (item 4). The one-block kernel is bounded by its block of up to
-// 1024 threads (ablation 4: unbounded, a 256-thread block). The cooperative-grid kernels always
-// run 256-thread blocks (queryWholeCg) and are compiled without a bound: on the H200 the bound
+// 1024 threads (ablation 4: unbounded, a 256-thread block). The cooperative-grid kernels run
+// 256-thread blocks (512 with CudaOptions::grid_block; queryWholeCg) and are compiled without a
+// bound: on the H200 the bound
 // gave the same register counts and cost 3–6 % per iteration (bench/results, ablation 4, which
 // for the grid now puts the bound back).
 template <bool F4, int kAblate>
@@ -617,10 +619,11 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
   if (e != cudaSuccess) return e;
   *max_shared_bytes = 0;
   if (!one_block) {
-    // item 4 for a cooperative grid: 256-thread blocks (kHeavyThreads, the gather class), as many
-    // per multiprocessor as the occupancy query allows. Not the block of best occupancy: every
-    // block is a participant in every grid barrier and a partial sum every block reads, so fewer,
-    // larger blocks win
+    // item 4 for a cooperative grid: 256-thread blocks (kHeavyThreads, the gather class) or
+    // grid_block's, as many per multiprocessor as the occupancy query allows. Not the block of best
+    // occupancy: every block is a participant in every grid barrier and a partial sum every block
+    // reads, so fewer, larger blocks win. A kernel that cannot run the block asked for (ablation
+    // 4's bounded kernels: 256) gets its largest; the backend refuses that mismatch
     e = cudaFuncSetAttribute(
         kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
         prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));

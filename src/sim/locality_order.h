@@ -2,8 +2,8 @@
 // (Z-order) curve of their positions, springs by their ends in that order. A backend that stores
 // its arrays in this order finds a particle's neighbours, and their springs, close to it in
 // memory, so a gather over a block of consecutive particles mostly reads what the block has
-// already loaded (the CUDA backend's q = A p: DESIGN.md, docs/PERFORMANCE.md item 15). Results
-// change only by the order of floating-point sums. Standard library and GLM only.
+// already loaded (the CUDA backend's q = A p: docs/CUDA_NOTES.md, docs/PERFORMANCE.md item 15).
+// Results change only by the order of floating-point sums. Standard library and GLM only.
 #pragma once
 
 #include <cstdint>

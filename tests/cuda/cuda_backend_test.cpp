@@ -572,54 +572,102 @@ TEST(CudaWriteVisual, IsLerpOfPreviousAndCurrent) {
 // ---- item 15: the locality order ----
 
 // The cloth's row-major particles are stored along a Morton curve on the device (the interop
-// writer gets the slots), and with the order or without it the host sees the model's order:
-// states, external forces, updated parameters and visual positions all land on the same particles.
+// writer gets the slots), and the host sees the model's order: the state round trip, a push on
+// one particle and stiffer springs named in model order land where the CPU puts them, and every
+// CG path gives the model-order result, visual positions included (a partial read too).
 TEST(CudaLocalityOrder, IsUsedAndInvisibleToTheHost) {
-  CudaOptions ordered, model_order;
-  model_order.locality_order = false;
-  HOOKE_CUDA_OR_SKIP(a, ordered);
-  HOOKE_CUDA_OR_SKIP(b, model_order);
-  const Scene scene = makeCloth(16, {});
-  ASSERT_TRUE(a->load(scene.model, scene.state).isOk());
-  ASSERT_TRUE(b->load(scene.model, scene.state).isOk());
-  CudaVisualSource source_a, source_b;
-  ASSERT_TRUE(cudaVisualSource(*a, &source_a));
-  ASSERT_TRUE(cudaVisualSource(*b, &source_b));
-  EXPECT_NE(source_a.slots, nullptr);
-  EXPECT_EQ(source_b.slots, nullptr);
-
-  // right after load both give back exactly the model's state
-  State back;
-  a->readState(&back);
-  ASSERT_EQ(back.x, scene.state.x);
-  ASSERT_EQ(back.v, scene.state.v);
-
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  Scene scene = makeCloth(16, {});
+  for (size_t i = 0; i < scene.state.v.size(); ++i) {  // a distinct velocity per particle
+    if (!scene.model.pinned[i]) scene.state.v[i] = 1e-3f * glm::vec3(float(i), 2.0f, -float(i % 7));
+  }
   std::vector<glm::vec3> external(scene.model.particleCount(), glm::vec3(0.0f));
   external[17] = glm::vec3(0.3f, 0.0f, -0.4f);  // one particle pushed: it must be that one
   Model stiffer = scene.model;
   for (size_t s = 0; s < stiffer.springCount(); s += 3)
     stiffer.stiffness[s] *= 4.0f;  // every third spring, in model order
-  State end_a, end_b;
-  for (Backend* gpu : {a.get(), b.get()}) {
-    gpu->setSettings(settingsFor(Integrator::kImplicit));
-    ASSERT_TRUE(gpu->updateModel(stiffer).isOk());
-    for (int k = 0; k < 50; ++k)
-      ASSERT_TRUE(gpu->step(kH, external, nullptr).isOk());
+
+  {
+    CudaOptions model_order;
+    model_order.locality_order = false;
+    HOOKE_CUDA_OR_SKIP(a, CudaOptions{});
+    HOOKE_CUDA_OR_SKIP(b, model_order);
+    ASSERT_TRUE(a->load(scene.model, scene.state).isOk());
+    ASSERT_TRUE(b->load(scene.model, scene.state).isOk());
+    CudaVisualSource source_a, source_b;
+    ASSERT_TRUE(cudaVisualSource(*a, &source_a));
+    ASSERT_TRUE(cudaVisualSource(*b, &source_b));
+    EXPECT_NE(source_a.slots, nullptr);
+    EXPECT_EQ(source_b.slots, nullptr);
+    State back;
+    a->readState(&back);
+    ASSERT_EQ(back.x, scene.state.x);
+    ASSERT_EQ(back.v, scene.state.v);
   }
-  a->readState(&end_a);
-  b->readState(&end_b);
-  const double gap = relativeDifference(end_a, end_b, extentOf(scene.state));
-  // the push and the stiffer springs moved the cloth well beyond that
-  const double moved = relativeDifference(end_b, scene.state, extentOf(scene.state));
-  std::printf("[ order    ] cloth 16, 50 implicit steps: Morton vs model order %.3g (moved %.3g)\n",
-              gap, moved);
-  EXPECT_LE(gap, kTolerance);
-  EXPECT_GT(moved, 100 * kTolerance);
-  std::vector<glm::vec3> va(scene.model.particleCount()), vb(va.size());
-  a->writeVisual(0.25f, va);
-  b->writeVisual(0.25f, vb);
-  for (size_t i = 0; i < va.size(); ++i)
-    ASSERT_LE(glm::length(va[i] - vb[i]), 1e-4f) << "particle " << i;
+
+  // symplectic Euler without gravity against the CPU: the push moves particle 17 alone in the
+  // first step, its springs (every third of them 4× stiffer) its neighbours in the next ones; a
+  // push or a stiffness put on another particle or spring would be off by the whole motion
+  {
+    Scene weightless = scene;
+    weightless.model = stiffer;
+    weightless.model.gravity = glm::vec3(0.0f);
+    weightless.state.v.assign(weightless.state.v.size(), glm::vec3(0.0f));
+    SolverSettings settings = settingsFor(Integrator::kSymplectic);
+    CpuBackend cpu;
+    HOOKE_CUDA_OR_SKIP(gpu, CudaOptions{});
+    Trajectory expected = runSteps(cpu, weightless, settings, 3, external);
+    Trajectory actual = runSteps(*gpu, weightless, settings, 3, external);
+    ASSERT_TRUE(expected.ok && actual.ok) << actual.error;
+    double worst = 0.0, largest = 0.0;
+    int moving = 0;
+    for (size_t i = 0; i < expected.state.v.size(); ++i) {
+      worst = std::max(worst, double(glm::length(actual.state.v[i] - expected.state.v[i])));
+      largest = std::max(largest, double(glm::length(expected.state.v[i])));
+      moving += glm::length(expected.state.v[i]) > 0.0f;
+    }
+    std::printf("[ order    ] push on particle 17, 3 steps: |dv| %.3g of %.3g, %d particles move\n",
+                worst, largest, moving);
+    EXPECT_GT(moving, 4);  // 17 and its neighbours
+    EXPECT_LE(worst, 1e-5 * largest);
+  }
+
+  // implicit, every CG path, in the order and in the model's order
+  for (CgPath path : {CgPath::kOneBlock, CgPath::kGrid, CgPath::kLaunches}) {
+    SCOPED_TRACE(cgPathName(path));
+    CudaOptions ordered, model_order;
+    ordered.cg_path = model_order.cg_path = path;
+    model_order.locality_order = false;
+    HOOKE_CUDA_OR_SKIP(a, ordered);
+    HOOKE_CUDA_OR_SKIP(b, model_order);
+    State end_a, end_b;
+    for (Backend* gpu : {a.get(), b.get()}) {
+      ASSERT_TRUE(gpu->load(scene.model, scene.state).isOk());
+      gpu->setSettings(settingsFor(Integrator::kImplicit));
+      ASSERT_TRUE(gpu->updateModel(stiffer).isOk());
+      for (int k = 0; k < 50; ++k)
+        ASSERT_TRUE(gpu->step(kH, external, nullptr).isOk());
+    }
+    a->readState(&end_a);
+    b->readState(&end_b);
+    const double gap = relativeDifference(end_a, end_b, extentOf(scene.state));
+    const double moved = relativeDifference(end_b, scene.state, extentOf(scene.state));
+    std::printf(
+        "[ order    ] %-9s cloth 16, 50 implicit steps: Morton vs model order %.3g "
+        "(moved %.3g)\n",
+        cgPathName(path), gap, moved);
+    EXPECT_LE(gap, kTolerance);
+    EXPECT_GT(moved, 100 * kTolerance);
+    // all particles, then the first 100 only (every slot is still read)
+    for (size_t count : {scene.model.particleCount(), size_t(100)}) {
+      std::vector<glm::vec3> va(count), vb(count);
+      a->writeVisual(0.25f, va);
+      b->writeVisual(0.25f, vb);
+      for (size_t i = 0; i < count; ++i) {
+        ASSERT_LE(glm::length(va[i] - vb[i]), 1e-4f) << "particle " << i << " of " << count;
+      }
+    }
+  }
 }
 
 // ---- the CG cap and stats ----

@@ -403,10 +403,69 @@ TEST(GridBlock, RefusesAnythingBut0And256And512) {
                      {-1, 128, 384, 1024}, {0, 256, 512});
 }
 
+// A block size the kernel cannot run is refused, not quietly replaced: ablation 4 compiles the
+// grid kernels with __launch_bounds__(256)
+TEST(GridBlock, A512ThreadBlockTheKernelCannotRunIsRefused) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaOptions o;
+  o.grid_block = 512;
+  o.ablate_static = 4;
+  std::string why_not;
+  EXPECT_EQ(createCudaBackend(o, &why_not), nullptr);
+  EXPECT_NE(why_not.find("grid_block"), std::string::npos) << why_not;
+  o.grid_block = 256;
+  EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
+}
+
+// 512-thread grid blocks, with one barrier per iteration and with two, follow the CPU
+TEST(GridBlock, A512ThreadGridFollowsTheCpu) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {});
+  CpuBackend cpu;
+  Trajectory expected = runSteps(cpu, cloth, implicitSettings(), 30);
+  ASSERT_TRUE(expected.ok);
+  for (int single : {1 << 20, 0}) {
+    CudaOptions o = onPath(CgPath::kGrid);
+    o.grid_block = 512;
+    o.single_reduction_max_particles = single;
+    std::string why_not;
+    auto gpu = createCudaBackend(o, &why_not);
+    ASSERT_TRUE(gpu) << why_not;
+    Trajectory actual = runSteps(*gpu, cloth, implicitSettings(), 30);
+    ASSERT_TRUE(actual.ok) << actual.error;
+    EXPECT_EQ(cudaSingleReduction(*gpu), single > 0);
+    EXPECT_LE(relativeDifference(actual.state, expected.state, extentOf(cloth.state)), kTolerance);
+  }
+}
+
 TEST(GatherBatch, RefusesAnythingBut0And1And4) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   expectOptionValues("gather_batch", [](CudaOptions& o, int v) { o.gather_batch = v; },
                      {-1, 2, 3, 8}, {0, 1, 4});
+}
+
+// Item 16 changes when loads are issued, not what is summed: the launched path with batched
+// loads gives the unbatched run's bytes, for one lane and for several
+TEST(GatherBatch, BatchedLaunchesGiveTheUnbatchedBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
+  for (const Scene* scene : {&cloth, &volume}) {
+    for (int lanes : {1, 4}) {
+      State ends[2];
+      for (int batch : {1, 4}) {
+        CudaOptions o = onPath(CgPath::kLaunches);
+        o.gather_lanes = lanes;
+        o.gather_batch = batch;
+        std::string why_not;
+        auto gpu = createCudaBackend(o, &why_not);
+        ASSERT_TRUE(gpu) << why_not;
+        Trajectory run = runSteps(*gpu, *scene, implicitSettings(), 20);
+        ASSERT_TRUE(run.ok) << run.error;
+        ends[batch == 4] = run.state;
+      }
+      EXPECT_TRUE(sameBytes(ends[0], ends[1])) << scene->name << ", " << lanes << " lanes";
+    }
+  }
 }
 
 // The automatic rule (CudaBackend::lanesFor). Up to 512 particles per multiprocessor, lanes
