@@ -94,9 +94,12 @@ LocalityOrder localityOrder(const Model& model, std::span<const glm::vec3> x) {
   std::vector<size_t> fill(start.begin(), start.end() - 1);
   for (size_t s = 0; s < springs; ++s)
     out.spring[fill[lower[s]]++] = static_cast<uint32_t>(s);
+  // ties on the higher slot by index (the bucket was filled in index order)
   for (size_t k = 0; k < n; ++k) {
-    std::stable_sort(out.spring.begin() + start[k], out.spring.begin() + start[k + 1],
-                     [&](uint32_t a, uint32_t b) { return higher[a] < higher[b]; });
+    std::sort(out.spring.begin() + start[k], out.spring.begin() + start[k + 1],
+              [&](uint32_t a, uint32_t b) {
+                return higher[a] != higher[b] ? higher[a] < higher[b] : a < b;
+              });
   }
   return out;
 }
