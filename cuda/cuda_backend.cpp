@@ -386,14 +386,20 @@ Status CudaBackend::init() {
   }
   // the whole-CG kernels: both variants of this layout (and ablation, for the benchmark)
   size_t unused_shared = 0;
+  if (!options_.hold_entries && options_.ablate_static != 0) {
+    return Status::error(
+        "CudaOptions::hold_entries off is compiled without ablate_static only (got " +
+        std::to_string(options_.ablate_static) + ")");
+  }
+  const bool held = options_.hold_entries;
   cudaError_t one =
-      cuda::queryWholeCg(options_.float4_layout, true, false, options_.ablate_static,
+      cuda::queryWholeCg(options_.float4_layout, true, false, held, options_.ablate_static,
                          options_.prefer_l1, 0, &one_block_shape_, &one_block_shared_);
   cudaError_t grid =
-      cuda::queryWholeCg(options_.float4_layout, false, false, options_.ablate_static,
+      cuda::queryWholeCg(options_.float4_layout, false, false, held, options_.ablate_static,
                          options_.prefer_l1, options_.grid_block, &grid_shape_, &unused_shared);
   cudaError_t single =
-      cuda::queryWholeCg(options_.float4_layout, false, true, options_.ablate_static,
+      cuda::queryWholeCg(options_.float4_layout, false, true, held, options_.ablate_static,
                          options_.prefer_l1, options_.grid_block, &single_shape_, &unused_shared);
   cudaGetLastError();
   if (one == cudaErrorInvalidValue || grid == cudaErrorInvalidValue ||
@@ -789,6 +795,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.single_reduction = single_reduction_;
   whole.args.r_other = b.r2;
   whole.args.w_other = b.w2;
+  whole.args.held_entries = options_.hold_entries;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;

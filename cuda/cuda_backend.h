@@ -72,6 +72,12 @@ struct CudaOptions {
   // consecutive rows finds most neighbours and springs in what the block already loaded. The host
   // sees model order: state, external forces and visual positions are translated at the copy.
   bool locality_order = true;
+  // Item 17, kGrid: each lane of the cooperative grid loads the adjacency entries of its first
+  // row (up to 4: the other end and the packed spring block) once per launch and keeps them in
+  // registers, so every iteration issues those neighbours' loads at once instead of walking the
+  // row one adjacency round trip at a time. The same sums, bit for bit. Off: the walk. Only the
+  // default kernels are compiled without it (off with ablate_static is refused).
+  bool hold_entries = true;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
   // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with

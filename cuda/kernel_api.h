@@ -250,6 +250,9 @@ struct WholeCgArgs {
   bool single_reduction = false;
   void* r_other = nullptr;
   void* w_other = nullptr;
+  // grid only (item 17): each lane keeps its first row's adjacency entries in registers for the
+  // launch. Off: compiled without ablation only (queryWholeCg fails for the others)
+  bool held_entries = true;
 };
 
 // Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).
@@ -263,9 +266,11 @@ enum WholeCgAblation {
 
 // Shape of one whole-CG kernel: for one block, the largest block it can launch (shape.block) and
 // the shared memory available to it; for the grid, the occupancy shape of grid_block threads
-// (0: 256; at most 512). Fails with cudaErrorInvalidValue for an ablation that was not compiled.
-cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, int ablation,
-                         bool prefer_l1, int grid_block, KernelShape* out,
+// (0: 256; at most 512). held: the grid kernel with item 17 (ignored for one block). Fails with
+// cudaErrorInvalidValue for a combination that was not compiled (an unknown ablation, or a static
+// ablation without held entries).
+cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, bool held,
+                         int ablation, bool prefer_l1, int grid_block, KernelShape* out,
                          size_t* max_shared_bytes);
 
 // Shared memory one block needs for `particles` (the directions and z, packed float3).

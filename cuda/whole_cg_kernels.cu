@@ -56,31 +56,91 @@ __device__ __forceinline__ SpringEntry springEntry(const DeviceModel& m, const D
   return out;
 }
 
+// Item 17: the adjacency entries of the first row a grid lane gathers, loaded once per launch and
+// kept in registers: the other end and the packed block of up to kHeldEntries entries (20 bytes
+// each). A lane of the cooperative grid gathers the same row in every iteration, and at the sizes
+// the grid runs most lanes have no more entries than that (lanes split a row, item 13). Each
+// iteration then issues every held neighbour's loads at once instead of one adjacency round trip
+// and one neighbour round trip per entry. Entries past kHeldEntries, and rows of later rounds, are
+// walked from memory as before.
+inline constexpr int kHeldEntries = 4;        // the two-barrier grid kernel (108 registers)
+inline constexpr int kHeldEntriesSingle = 2;  // item 14's kernel, bounded to 128 registers
+
+template <int kHeld>
+struct HeldEntries {
+  static constexpr int kSlots = kHeld > 0 ? kHeld : 1;
+  uint32_t row = UINT32_MAX;  // the particle they belong to (UINT32_MAX: none)
+  uint32_t count = 0;         // entries held, at most kHeld
+  uint32_t rest = 0;          // the entries rest, rest + lanes, ... < end are not held
+  uint32_t end = 0;
+  uint32_t other[kSlots] = {};
+  float4 block[kSlots] = {};
+};
+
+// The entries sub, sub + lanes, ... of row i (i < n), the first kHeld of them held. Read after the
+// kernels before the solve wrote the system blocks; nothing writes them during it.
+template <int kAblate, int kHeld>
+__device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
+                                                          const DeviceSystem& sys, uint32_t i,
+                                                          uint32_t sub, uint32_t lanes) {
+  HeldEntries<kHeld> h;
+  if constexpr (kHeld > 0) {
+    if (i >= m.particles) return h;
+    h.row = i;
+    h.end = readOnly<kAblate>(m.row_start + i + 1);
+    uint32_t e = readOnly<kAblate>(m.row_start + i) + sub;
+#pragma unroll
+    for (int k = 0; k < kHeld; ++k) {
+      if (e < h.end) {
+        const SpringEntry se = springEntry<kAblate>(m, sys, e);
+        h.other[k] = se.incident.other;
+        h.block[k] = se.block;
+        h.count = uint32_t(k) + 1u;
+        e += lanes;
+      }
+    }
+    h.rest = e;
+  }
+  return h;
+}
+
 // This lane's part of Σ_{s ∋ i} S_s (x_i − x_o) over particle i's entries sub, sub + lanes, ...
 // (item 13); x_o = value(o) for the neighbours, x_i given. (The same bits as ±S_s (x_{i_s} −
 // x_{j_s}) in the spring's own orientation: S (−d) = −S d exactly in floating point.) Ablation 7: a
 // pinned row is skipped by a branch instead of being masked by the caller's select.
-// One entry at a time: on the H200 batching entries (batchedEntries) cost 5–15 % on the whole-CG
-// paths, whose lanes already give each thread one to three entries
+// Row i's held entries (item 17) are taken from `held`: their neighbours' loads issued together,
+// then the sum in entry order, so the same bits as the walk. Otherwise one entry at a time: on the
+// H200 batching entries (batchedEntries) cost 5–15 % on the whole-CG paths
 // (bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
-template <int kAblate, int kBatch = 1, typename Value>
+template <int kAblate, int kHeld, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
-                                             uint32_t i, glm::vec3 xi, float mask, uint32_t sub,
-                                             uint32_t lanes, Value value) {
+                                             const HeldEntries<kHeld>& held, uint32_t i,
+                                             glm::vec3 xi, float mask, uint32_t sub, uint32_t lanes,
+                                             Value value) {
   glm::vec3 part(0.0f);
   const bool gather = kAblate != kAblateMasks || mask != 0.0f;
-  const uint32_t end = gather ? readOnly<kAblate>(m.row_start + i + 1) : 0u;
-  struct Entry {
-    float4 block;
-    glm::vec3 xo;
-  };
-  batchedEntries<kBatch>(
-      readOnly<kAblate>(m.row_start + i) + sub, end, lanes,
-      [&](uint32_t e) {
-        const SpringEntry se = springEntry<kAblate>(m, sys, e);
-        return Entry{se.block, value(se.incident.other)};
-      },
-      [&](const Entry& en) { part += applyPacked(en.block, xi - en.xo); });
+  if (!gather) return part;
+  uint32_t e, end;
+  if (kHeld > 0 && i == held.row) {
+    glm::vec3 xo[HeldEntries<kHeld>::kSlots];
+#pragma unroll
+    for (int k = 0; k < kHeld; ++k) {
+      if (uint32_t(k) < held.count) xo[k] = value(held.other[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < kHeld; ++k) {
+      if (uint32_t(k) < held.count) part += applyPacked(held.block[k], xi - xo[k]);
+    }
+    e = held.rest;
+    end = held.end;
+  } else {
+    e = readOnly<kAblate>(m.row_start + i) + sub;
+    end = readOnly<kAblate>(m.row_start + i + 1);
+  }
+  for (; e < end; e += lanes) {
+    const SpringEntry se = springEntry<kAblate>(m, sys, e);
+    part += applyPacked(se.block, xi - value(se.incident.other));
+  }
   return part;
 }
 
@@ -211,7 +271,7 @@ __device__ __forceinline__ void publish(CgScalars* scalars, int iterations, doub
 // p written to the other), so each iteration needs two barriers and every block finishes the
 // sums itself. Unfused, as the launched kernels: one block finishes each sum while the others
 // wait at a second barrier, and p = z + β p is a phase of its own: five barriers.
-template <bool F4, bool kOneBlock, int kAblate>
+template <bool F4, bool kOneBlock, int kAblate, int kHeld>
 __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
   using Directions = std::conditional_t<kOneBlock, SharedVectors, GlobalVectors<F4>>;
   constexpr int kMaxThreads = kOneBlock ? kOneBlockThreads : kGridMaxThreads;
@@ -252,12 +312,8 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
       }
       barrier();
       if (fused || blockIdx.x == 0) {
-        for (int k = 0; k < N; ++k)
-          v[k] = 0.0;
-        for (int b = threadIdx.x; b < int(gridDim.x); b += blockDim.x) {
-          for (int k = 0; k < N; ++k)
-            v[k] += __ldcg(a.reduction.partials + (slot + k) * a.reduction.stride + b);
-        }
+        threadPartials<N>(a.reduction.partials + slot * a.reduction.stride, a.reduction.stride,
+                          int(gridDim.x), v);
         blockTotals<N, kAblate, kMaxThreads>(v);
       }
     }
@@ -295,6 +351,8 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
   }
   const GlobalVectors<F4> dv{a.cg.dv}, r{a.cg.r}, q{a.cg.q};
   const GatherLanes g = gatherLanes(static_cast<uint32_t>(a.lanes), first, stride);
+  const HeldEntries<kHeld> held =
+      holdEntries<kAblate, kHeld>(m, sys, g.first + g.group, g.sub, g.lanes);
 
   const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
   for (int step = 0; step < budget; ++step) {
@@ -314,7 +372,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.pi = fused ? Z.get(i) + beta * p_old.get(i) : p_old.get(i);
-      r.springs = rowPart<kAblate>(m, sys, i, r.pi, r.mask, sub, lanes, [&](uint32_t o) {
+      r.springs = rowPart<kAblate>(m, sys, held, i, r.pi, r.mask, sub, lanes, [&](uint32_t o) {
         return fused ? Z.get(o) + beta * p_old.get(o) : p_old.get(o);
       });
       return r;
@@ -397,7 +455,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 // block partial sums alternate between two sets of three slots with the barriers, so a block that
 // is already writing the next iteration's partials never overwrites ones another block is still
 // reading. Same ablations as wholeCg.
-template <bool F4, int kAblate>
+template <bool F4, int kAblate, int kHeld>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   const DeviceModel& m = a.model;
   const DeviceSystem& sys = a.system;
@@ -419,18 +477,16 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         a.reduction.partials[(3 * set + k) * a.reduction.stride + blockIdx.x] = v[k];
     }
     cg::this_grid().sync();
-    for (int k = 0; k < 3; ++k)
-      v[k] = 0.0;
-    for (int b = threadIdx.x; b < int(gridDim.x); b += blockDim.x) {
-      for (int k = 0; k < 3; ++k)
-        v[k] += __ldcg(a.reduction.partials + (3 * set + k) * a.reduction.stride + b);
-    }
+    threadPartials<3>(a.reduction.partials + 3 * set * a.reduction.stride, a.reduction.stride,
+                      int(gridDim.x), v);
     blockTotals<3, kAblate, kGridMaxThreads>(v);
   };
 
   const GlobalVectors<F4> R0{a.cg.r}, R1{a.r_other}, W0{a.cg.q}, W1{a.w_other};
   const GlobalVectors<F4> S0{a.cg.z}, S1{a.p_other}, P{a.cg.p}, dv{a.cg.dv};
   const GatherLanes g = gatherLanes(static_cast<uint32_t>(a.lanes), firstIndex(), gridStride());
+  const HeldEntries<kHeld> held =
+      holdEntries<kAblate, kHeld>(m, sys, g.first + g.group, g.sub, g.lanes);
 
   if (iterations == 0) {
     // ---- init: w = A u with u = P⁻¹ r (r = b from the prepare kernels), δ = w·u
@@ -443,7 +499,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.ui = inverseBlock<kAblate>(sys.inv_diag, i) * R0.get(i);
-      r.springs = rowPart<kAblate>(m, sys, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
+      r.springs = rowPart<kAblate>(m, sys, held, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
         return inverseBlock<kAblate>(sys.inv_diag, o) * R0.get(o);
       });
       return r;
@@ -493,7 +549,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       r.si = direction(i);
       r.ri = residual(i, r.si);        // r'
       r.ui = preconditioned(i, r.ri);  // u'
-      r.springs = rowPart<kAblate>(m, sys, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
+      r.springs = rowPart<kAblate>(m, sys, held, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
         return preconditioned(o, residual(o, direction(o)));
       });
       return r;
@@ -540,67 +596,87 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
 // for the grid now puts the bound back).
 template <bool F4, int kAblate>
 __global__ void __launch_bounds__(kOneBlockThreads) oneBlockKernel(WholeCgArgs args) {
-  wholeCg<F4, true, kAblate>(args);
+  wholeCg<F4, true, kAblate, 0>(args);
 }
 
 template <bool F4>
 __global__ void oneBlockUnboundedKernel(WholeCgArgs args) {
-  wholeCg<F4, true, kAblateBounds>(args);
+  wholeCg<F4, true, kAblateBounds, 0>(args);
 }
 
-template <bool F4, int kAblate>
+// The grid kernels hold entries (item 17) in every static ablation; kHeld = 0 is item 17's own
+// ablation. The two-barrier kernel holds 4 (108 registers, two 256-thread blocks per
+// multiprocessor); item 14's kernel holds 2 and is bounded to 128 registers (166 unbounded with 4:
+// one block per multiprocessor, and then a second round of rows at 4k–16k particles). On the H200
+// those were the fastest of 2 or 4 entries, bounded or not (docs/PERFORMANCE.md, item 17).
+template <bool F4, int kAblate, int kHeld>
 __global__ void gridKernel(WholeCgArgs args) {
-  wholeCg<F4, false, kAblate>(args);
+  wholeCg<F4, false, kAblate, kHeld>(args);
 }
 
 template <bool F4>
 __global__ void __launch_bounds__(kHeavyThreads) gridBoundedKernel(WholeCgArgs args) {
-  wholeCg<F4, false, kAblateBounds>(args);
+  wholeCg<F4, false, kAblateBounds, kHeldEntries>(args);
 }
 
 template <bool F4, int kAblate>
-__global__ void singleReductionKernel(WholeCgArgs args) {
-  wholeCgSingleReduction<F4, kAblate>(args);
+__global__ void __launch_bounds__(kGridMaxThreads, 1) singleReductionKernel(WholeCgArgs args) {
+  wholeCgSingleReduction<F4, kAblate, kHeldEntriesSingle>(args);
+}
+
+template <bool F4>
+__global__ void singleReductionUnheldKernel(WholeCgArgs args) {
+  wholeCgSingleReduction<F4, kAblateNone, 0>(args);
 }
 
 template <bool F4>
 __global__ void __launch_bounds__(kHeavyThreads) singleReductionBoundedKernel(WholeCgArgs args) {
-  wholeCgSingleReduction<F4, kAblateBounds>(args);
+  wholeCgSingleReduction<F4, kAblateBounds, kHeldEntriesSingle>(args);
 }
 
 using KernelFn = void (*)(WholeCgArgs);
 
+// The grid kernel of one static ablation, with held entries.
+template <bool F4, int kAblate>
+KernelFn gridKernelFor(bool single_reduction) {
+  return single_reduction ? singleReductionKernel<F4, kAblate>
+                          : gridKernel<F4, kAblate, kHeldEntries>;
+}
+
 // The compiled variants: each layout without ablation and with each ablation; the grid also with
-// one barrier per iteration (single_reduction).
+// one barrier per iteration (single_reduction) and, without ablation, without held entries.
+// nullptr: not compiled (held = false with a static ablation, or an unknown ablation).
 template <bool F4>
-KernelFn kernelFor(bool one_block, int ablation, bool single_reduction) {
+KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool held) {
+  if (!one_block && !held) {
+    if (ablation != kAblateNone) return nullptr;
+    return single_reduction ? singleReductionUnheldKernel<F4> : gridKernel<F4, kAblateNone, 0>;
+  }
   switch (ablation) {
     case kAblateNone:
-      if (one_block) return oneBlockKernel<F4, kAblateNone>;
-      return single_reduction ? singleReductionKernel<F4, kAblateNone>
-                              : gridKernel<F4, kAblateNone>;
+      return one_block ? oneBlockKernel<F4, kAblateNone>
+                       : gridKernelFor<F4, kAblateNone>(single_reduction);
     case kAblateBounds:
       if (one_block) return oneBlockUnboundedKernel<F4>;
       return single_reduction ? singleReductionBoundedKernel<F4> : gridBoundedKernel<F4>;
     case kAblateLdg:
-      if (one_block) return oneBlockKernel<F4, kAblateLdg>;
-      return single_reduction ? singleReductionKernel<F4, kAblateLdg> : gridKernel<F4, kAblateLdg>;
+      return one_block ? oneBlockKernel<F4, kAblateLdg>
+                       : gridKernelFor<F4, kAblateLdg>(single_reduction);
     case kAblateMasks:
-      if (one_block) return oneBlockKernel<F4, kAblateMasks>;
-      return single_reduction ? singleReductionKernel<F4, kAblateMasks>
-                              : gridKernel<F4, kAblateMasks>;
+      return one_block ? oneBlockKernel<F4, kAblateMasks>
+                       : gridKernelFor<F4, kAblateMasks>(single_reduction);
     case kAblateShuffle:
-      if (one_block) return oneBlockKernel<F4, kAblateShuffle>;
-      return single_reduction ? singleReductionKernel<F4, kAblateShuffle>
-                              : gridKernel<F4, kAblateShuffle>;
+      return one_block ? oneBlockKernel<F4, kAblateShuffle>
+                       : gridKernelFor<F4, kAblateShuffle>(single_reduction);
     default:
       return nullptr;
   }
 }
 
-KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single_reduction) {
-  return float4_layout ? kernelFor<true>(one_block, ablation, single_reduction)
-                       : kernelFor<false>(one_block, ablation, single_reduction);
+KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single_reduction,
+                   bool held) {
+  return float4_layout ? kernelFor<true>(one_block, ablation, single_reduction, held)
+                       : kernelFor<false>(one_block, ablation, single_reduction, held);
 }
 
 }  // namespace
@@ -609,10 +685,10 @@ size_t wholeCgSharedBytes(uint32_t particles) {
   return 3 * 3 * sizeof(float) * size_t(particles);  // P[0], P[1], Z
 }
 
-cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, int ablation,
-                         bool prefer_l1, int grid_block, KernelShape* out,
+cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, bool held,
+                         int ablation, bool prefer_l1, int grid_block, KernelShape* out,
                          size_t* max_shared_bytes) {
-  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, single_reduction);
+  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, single_reduction, held);
   if (!kernel) return cudaErrorInvalidValue;
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);
@@ -669,7 +745,8 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
 
 cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout, bool one_block,
                           int ablation, const WholeCgArgs& args) {
-  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, args.single_reduction);
+  KernelFn kernel =
+      kernelFor(float4_layout, one_block, ablation, args.single_reduction, args.held_entries);
   if (!kernel) return cudaErrorInvalidValue;
   if (one_block) {
     kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);

@@ -372,6 +372,7 @@ constexpr Item kItems[] = {
     {15, "14", "single-reduction CG: one grid barrier per iteration (off: two, standard PCG)"},
     {16, "15", "locality order: particles along a Morton curve (off: the model's own order)"},
     {17, "16", "batched gather loads in the launched A p (off: one entry at a time)"},
+    {18, "17", "grid lanes hold their row's adjacency entries in registers (off: walked)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -445,6 +446,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = launched && n > 512 * size_t(b.multiprocessors);
         if (!applies) note = "the launched path beyond 512 particles per multiprocessor only";
         o.gather_batch = 1;
+        break;
+      case 18:
+        applies = base.path == "grid";
+        if (!applies) note = "the cooperative grid path only";
+        o.hold_entries = false;
         break;
       case 14:
         applies = base.lanes > 1;

@@ -468,6 +468,56 @@ TEST(GatherBatch, BatchedLaunchesGiveTheUnbatchedBits) {
   }
 }
 
+// Item 17 changes where a grid lane finds its row's entries, not what it sums: held entries give
+// the walked run's bytes on both grid kernels, with rows longer than what is held (1 lane: 12 and
+// 26 entries), lanes that hold none (16 lanes on a 12-entry cloth row) and, at 65536 particles with
+// 4 lanes, rows in later rounds than the held one (4 × 65536 threads: the grid kernels' registers
+// keep 512 threads per multiprocessor resident, so this takes more than 512 multiprocessors to
+// fit in one round).
+TEST(HeldEntries, HeldRowsGiveTheWalkedBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {}), large = makeCloth(256, {});
+  struct Case {
+    const Scene* scene;
+    int lanes, steps;
+  };
+  for (const Case& c : {Case{&cloth, 1, 20}, Case{&cloth, 16, 20}, Case{&volume, 1, 20},
+                        Case{&volume, 4, 20}, Case{&large, 4, 3}}) {
+    for (int single : {1 << 20, 0}) {
+      State ends[2];
+      for (bool hold : {false, true}) {
+        CudaOptions o = onPath(CgPath::kGrid);
+        o.gather_lanes = c.lanes;
+        o.single_reduction_max_particles = single;
+        o.hold_entries = hold;
+        std::string why_not;
+        auto gpu = createCudaBackend(o, &why_not);
+        ASSERT_TRUE(gpu) << why_not;
+        Trajectory run = runSteps(*gpu, *c.scene, implicitSettings(), c.steps);
+        ASSERT_TRUE(run.ok) << run.error;
+        ASSERT_EQ(cudaSingleReduction(*gpu), single > 0);
+        ends[hold] = run.state;
+      }
+      EXPECT_TRUE(sameBytes(ends[0], ends[1]))
+          << c.scene->name << ", " << c.lanes << " lanes, single reduction " << (single > 0);
+    }
+  }
+}
+
+// Only the default kernels are compiled without held entries: the combination with a static
+// ablation is refused with a reason, not run with entries held anyway
+TEST(HeldEntries, OffWithAStaticAblationIsRefused) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaOptions o;
+  o.hold_entries = false;
+  o.ablate_static = 5;
+  std::string why_not;
+  EXPECT_EQ(createCudaBackend(o, &why_not), nullptr);
+  EXPECT_NE(why_not.find("hold_entries"), std::string::npos) << why_not;
+  o.ablate_static = 0;
+  EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
+}
+
 // The automatic rule (CudaBackend::lanesFor). Up to 512 particles per multiprocessor, lanes
 // double while twice as many gather threads stay within 512 per multiprocessor, at most a power
 // of two at or above the springs per particle and 16: 1024 particles of cloth (11.4 springs each)
