@@ -93,9 +93,25 @@ __device__ __forceinline__ float4 packBlock(const SystemBlock& S) {
   const float root = sqrtf(S.a);  // a NaN (from a model the backend refuses) would propagate
   return make_float4(root * S.n.x, root * S.n.y, root * S.n.z, S.b);
 }
+// S d. Every rounding of the gather's arithmetic is spelled out (__fmaf_rn and __fmul_rn are never
+// contracted again): left to the compiler, a product next to two sums may be fused into either,
+// and it chose differently in two shapes of one loop (item 17's held entries against the walk),
+// which then disagreed in the last bit.
 __device__ __forceinline__ glm::vec3 applyPacked(float4 S, glm::vec3 d) {
-  const glm::vec3 m(S.x, S.y, S.z);
-  return glm::dot(m, d) * m + S.w * d;
+  const float t = __fmaf_rn(S.z, d.z, __fmaf_rn(S.y, d.y, __fmul_rn(S.x, d.x)));
+  return glm::vec3(__fmaf_rn(t, S.x, __fmul_rn(S.w, d.x)), __fmaf_rn(t, S.y, __fmul_rn(S.w, d.y)),
+                   __fmaf_rn(t, S.z, __fmul_rn(S.w, d.z)));
+}
+// y + a x, one rounding per component
+__device__ __forceinline__ glm::vec3 axpy(float a, glm::vec3 x, glm::vec3 y) {
+  return glm::vec3(__fmaf_rn(a, x.x, y.x), __fmaf_rn(a, x.y, y.y), __fmaf_rn(a, x.z, y.z));
+}
+// m v, each component's three products summed in a spelled-out order
+__device__ __forceinline__ glm::vec3 applyMatrix(const glm::mat3& m, glm::vec3 v) {
+  glm::vec3 out;
+  for (int c = 0; c < 3; ++c)
+    out[c] = __fmaf_rn(m[2][c], v.z, __fmaf_rn(m[1][c], v.y, __fmul_rn(m[0][c], v.x)));
+  return out;
 }
 // S itself, for the diagonal block A_ii = (m_i + h c_air) I + Σ S_s
 __device__ __forceinline__ glm::mat3 packedMatrix(float4 S) {

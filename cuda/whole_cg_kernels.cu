@@ -371,9 +371,9 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
     auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
-      r.pi = fused ? Z.get(i) + beta * p_old.get(i) : p_old.get(i);
+      r.pi = fused ? axpy(beta, p_old.get(i), Z.get(i)) : p_old.get(i);
       r.springs = rowPart<kAblate>(m, sys, held, i, r.pi, r.mask, sub, lanes, [&](uint32_t o) {
-        return fused ? Z.get(o) + beta * p_old.get(o) : p_old.get(o);
+        return fused ? axpy(beta, p_old.get(o), Z.get(o)) : p_old.get(o);
       });
       return r;
     };
@@ -498,9 +498,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
-      r.ui = inverseBlock<kAblate>(sys.inv_diag, i) * R0.get(i);
+      r.ui = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), R0.get(i));
       r.springs = rowPart<kAblate>(m, sys, held, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
-        return inverseBlock<kAblate>(sys.inv_diag, o) * R0.get(o);
+        return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, o), R0.get(o));
       });
       return r;
     };
@@ -530,13 +530,13 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     // s = w + β s (s of the iteration before; at t = 0 there is none: s = w)
     auto direction = [&](uint32_t j) {
       const glm::vec3 wj = w_in.get(j);
-      return first ? wj : wj + beta * s_in.get(j);
+      return first ? wj : axpy(beta, s_in.get(j), wj);
     };
     // r' = r − α s and u' = P⁻¹ r' of particle j: one expression for the owner and every
     // gatherer, so all of them form the same bits
-    auto residual = [&](uint32_t j, glm::vec3 sj) { return r_in.get(j) - alpha * sj; };
+    auto residual = [&](uint32_t j, glm::vec3 sj) { return axpy(-alpha, sj, r_in.get(j)); };
     auto preconditioned = [&](uint32_t j, glm::vec3 rj) {
-      return inverseBlock<kAblate>(sys.inv_diag, j) * rj;
+      return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, j), rj);
     };
     double sums[3] = {0.0, 0.0, 0.0};  // r'·u', w'·u', r'·r'
     struct Row {
@@ -555,8 +555,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
-      const glm::vec3 u_old = inverseBlock<kAblate>(sys.inv_diag, i) * r_in.get(i);
-      const glm::vec3 pi = first ? u_old : u_old + beta * P.get(i);
+      const glm::vec3 u_old = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), r_in.get(i));
+      const glm::vec3 pi = first ? u_old : axpy(beta, P.get(i), u_old);
       glm::vec3 wi = readOnly<kAblate>(sys.diag + i) * r.ui + r.springs;
       wi = r.mask == 0.0f ? glm::vec3(0.0f) : wi;
       P.set(i, pi);
