@@ -36,10 +36,12 @@ struct CudaOptions {
 
   CgPath cg_path = CgPath::kAuto;
   // kAuto takes kOneBlock up to this many particles (and while the directions fit in one block's
-  // shared memory): on the H200, against the grid with gather lanes and one barrier per
-  // iteration, one block won up to 256 particles and lost from 432, for cloth and volume alike
-  // (bench/results/gpu-h200-2026-11-29-lanes.json, "crossover")
-  int one_block_max_particles = 350;
+  // shared memory): on the H200, against the grid with gather lanes, one barrier per iteration and
+  // held entries, one block won at 144 cloth particles (2.6 against 3.7 µs per iteration) and 54
+  // volume particles, tied at 128 (volume) and 256 (cloth), and lost from 250 volume particles
+  // (5.1 against 4.1) and 576 cloth particles (bench/results/gpu-h200-2026-11-30-item17.json,
+  // "crossover")
+  int one_block_max_particles = 200;
   // kAuto takes kGrid up to this many particles and kLaunches above; 0: kGrid at every size. On
   // the H200 the grid won at 65536 particles and lost from 262144 (the same file, "paths")
   int grid_max_particles = 131072;
