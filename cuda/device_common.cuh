@@ -301,20 +301,21 @@ __device__ __forceinline__ void writePartials(double (&v)[N], Reduction reductio
 }
 
 // This thread's share of N sums over `count` (>= 1) block partials: for sum k, base[k · stride +
-// b] over b = threadIdx.x, + blockDim.x, ... < count, in that order. Every thread runs the same
-// rounds and issues every load (past the end: the last partial, its value then selected away), so
-// no warp diverges here: on the H200 a warp whose lanes ran different round counts in this loop (a
-// count that is not a multiple of 32) made the block reduction after it ~2,700 cycles slower, about
-// 1.5 µs per grid-wide sum. The same bits as the plain loop: v starts at +0.0, 0.0 + x is never
-// −0.0, and y + 0.0 = y for every other y.
+// b] over b = first, first + step, ... < count (by default threadIdx.x and blockDim.x), in that
+// order. Every thread runs the same rounds and issues every load (past the end: the last partial,
+// its value then selected away), so no warp diverges here: on the H200 a warp whose lanes ran
+// different round counts in this loop (a count that is not a multiple of 32) made the block
+// reduction after it ~2,700 cycles slower, about 1.5 µs per grid-wide sum. The same bits as the
+// plain loop: v starts at +0.0, 0.0 + x is never −0.0, and y + 0.0 = y for every other y.
 // __ldcg: read at L2, where other blocks have just written them.
 template <int N>
 __device__ __forceinline__ void threadPartials(const double* base, int stride, int count,
-                                               double (&v)[N]) {
+                                               double (&v)[N], int first = int(threadIdx.x),
+                                               int step = int(blockDim.x)) {
   for (int k = 0; k < N; ++k)
     v[k] = 0.0;
-  for (int b0 = 0; b0 < count; b0 += int(blockDim.x)) {
-    const int b = b0 + int(threadIdx.x);
+  for (int b0 = 0; b0 < count; b0 += step) {
+    const int b = b0 + first;
     const int at = b < count ? b : count - 1;
     for (int k = 0; k < N; ++k) {
       const double x = __ldcg(base + k * stride + at);

@@ -232,6 +232,50 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
   }
 }
 
+// Totals of N sums over the whole cooperative grid, in every thread of every block: each block
+// sums its threads' values (thread 0 writes the block's partials), the grid barrier, then warp 0
+// of every block sums all the partials in the same fixed order (threadPartials over its 32 lanes,
+// then an xor butterfly) and hands the totals to its block through shared memory, so every block
+// holds the same bits. Only thread 0 needs the block's own sums and only one warp the partials:
+// per stage one warp butterfly and one __syncthreads fewer than forming both in every thread.
+// Ablation 8 keeps the shared-memory tree in every thread for both stages. `partials`: the first
+// of N rows of `stride` block partials.
+template <int N, int kAblate, int kMaxThreads>
+__device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride) {
+  if constexpr (kAblate == kAblateShuffle) {
+    blockTotals<N, kAblate, kMaxThreads>(v);
+    if (threadIdx.x == 0) {
+      for (int k = 0; k < N; ++k)
+        partials[k * stride + blockIdx.x] = v[k];
+    }
+    cg::this_grid().sync();
+    threadPartials<N>(partials, stride, int(gridDim.x), v);
+    blockTotals<N, kAblate, kMaxThreads>(v);
+  } else {
+    __shared__ double totals[N];
+    blockSum<N>(v);
+    if (threadIdx.x == 0) {
+      for (int k = 0; k < N; ++k)
+        partials[k * stride + blockIdx.x] = v[k];
+    }
+    // the barrier also orders this block's reads of `totals` (the iteration before) before
+    // thread 0 writes it again below
+    cg::this_grid().sync();
+    if (threadIdx.x < 32) {
+      threadPartials<N>(partials, stride, int(gridDim.x), v, int(threadIdx.x), 32);
+      for (int k = 0; k < N; ++k)
+        v[k] = warpAllSum(v[k]);
+      if (threadIdx.x == 0) {
+        for (int k = 0; k < N; ++k)
+          totals[k] = v[k];
+      }
+    }
+    __syncthreads();
+    for (int k = 0; k < N; ++k)
+      v[k] = totals[k];
+  }
+}
+
 // After an iteration: converged when |r| <= target, stopped at the cap; true when the solve ends.
 __device__ __forceinline__ bool finished(int iterations, double r_norm, double target,
                                          int max_iterations, int* converged, int* done) {
@@ -304,6 +348,13 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
   // in the same order. Unfused: block 0 sums them and publishes, the others wait.
   auto totals = [&](auto& v, int slot) {
     constexpr int N = sizeof(v) / sizeof(double);
+    if constexpr (!kOneBlock) {
+      if (fused) {
+        gridTotals<N, kAblate, kMaxThreads>(v, a.reduction.partials + slot * a.reduction.stride,
+                                            a.reduction.stride);
+        return;
+      }
+    }
     blockTotals<N, kAblate, kMaxThreads>(v);
     if constexpr (!kOneBlock) {
       if (threadIdx.x == 0) {
@@ -471,15 +522,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
 
   // block partials -> totals in every thread; `set` alternates with the barriers
   auto totals = [&](double(&v)[3], int set) {
-    blockTotals<3, kAblate, kGridMaxThreads>(v);
-    if (threadIdx.x == 0) {
-      for (int k = 0; k < 3; ++k)
-        a.reduction.partials[(3 * set + k) * a.reduction.stride + blockIdx.x] = v[k];
-    }
-    cg::this_grid().sync();
-    threadPartials<3>(a.reduction.partials + 3 * set * a.reduction.stride, a.reduction.stride,
-                      int(gridDim.x), v);
-    blockTotals<3, kAblate, kGridMaxThreads>(v);
+    gridTotals<3, kAblate, kGridMaxThreads>(v, a.reduction.partials + 3 * set * a.reduction.stride,
+                                            a.reduction.stride);
   };
 
   const GlobalVectors<F4> R0{a.cg.r}, R1{a.r_other}, W0{a.cg.q}, W1{a.w_other};

@@ -520,11 +520,14 @@ TEST(HeldEntries, OffWithAStaticAblationIsRefused) {
 
 // The automatic rule (CudaBackend::lanesFor). Up to 512 particles per multiprocessor, lanes
 // double while twice as many gather threads stay within 512 per multiprocessor, at most a power
-// of two at or above the springs per particle and 16: 1024 particles of cloth (11.4 springs each)
-// or volume (20.7) take 16 on any device with 32 multiprocessors or more, a 2-particle spring 1,
-// 65536 cloth particles 1 on fewer than 256 multiprocessors. Above that size the launched path
-// batches its loads (item 16) and takes the power of two nearest a sixth of the row: 262144 cloth
-// particles (more than 512 × the SMs of any current GPU), 2. A forced count wins.
+// of two at or above the entries per row (cloth 11.4, volume 20.7) and 16, and at most the largest
+// power of two a row fills (cloth 8) once that cap's threads would pass half the 512: 1024
+// particles of volume take 16 on any device with 32 multiprocessors or more, of cloth 16 from 64
+// multiprocessors and 8 from 16; 4096 cloth particles 8 on 64 to 255 multiprocessors (the H200:
+// 132); a 2-particle spring 1; 65536 cloth particles 1 on fewer than 256 multiprocessors. Above
+// that size the launched path batches its loads (item 16) and takes the power of two nearest a
+// sixth of the row: 262144 cloth particles (more than 512 × the SMs of any current GPU), 2. A
+// forced count wins.
 TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto lanesFor = [](const CudaOptions& options, const Scene& scene) {
@@ -540,10 +543,12 @@ TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
   // 1024 particles: 16 lanes from 32 SMs up (the H200: 132), 8 from 16 (an RTX 3050: 20), 4 from 8
   const int sms = device.multiprocessors;
   const int small = sms >= 32 ? 16 : sms >= 16 ? 8 : sms >= 8 ? 4 : sms >= 4 ? 2 : 1;
+  const int small_cloth = sms >= 64 ? 16 : std::min(small, 8);
   for (CgPath path : {CgPath::kGrid, CgPath::kLaunches}) {
     SCOPED_TRACE(cgPathName(path));
-    EXPECT_EQ(lanesFor(onPath(path), cloth), small);
+    EXPECT_EQ(lanesFor(onPath(path), cloth), small_cloth);
     EXPECT_EQ(lanesFor(onPath(path), volume), small);
+    if (sms >= 64 && sms < 256) EXPECT_EQ(lanesFor(onPath(path), makeCloth(64, {})), 8);
     EXPECT_EQ(lanesFor(onPath(path), spring), 1);
     CudaOptions forced = onPath(path);
     forced.gather_lanes = 2;
