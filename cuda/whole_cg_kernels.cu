@@ -232,15 +232,14 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
   }
 }
 
-// Totals of N sums over the whole cooperative grid, in every thread of every block. Stage 1: the
-// block's sums to thread 0 (blockSum), which writes the block's partials; the grid barrier. Stage
-// 2: every thread loads its share of all partials (threadPartials), each warp sums its lanes, and
-// after one __syncthreads every thread adds the warp sums in warp order, so every thread of every
-// block holds the same bits. Against forming both stages' totals in every thread (blockTotals):
-// one warp butterfly and one __syncthreads fewer per stage. (Stage 2 in warp 0 alone, 8–9 loads
-// per lane at 256+ blocks, measured 3–6 % slower per iteration at 65536 particles.) Ablation 8
-// keeps the shared-memory tree in every thread for both stages. `partials`: the first of N rows
-// of `stride` block partials.
+// Totals of N sums over the whole cooperative grid, in every thread of every block: each block
+// sums its threads' values (thread 0 writes the block's partials), the grid barrier, then warp 0
+// of every block sums all the partials in the same fixed order (threadPartials over its 32 lanes,
+// then an xor butterfly) and hands the totals to its block through shared memory, so every block
+// holds the same bits. Only thread 0 needs the block's own sums and only one warp the partials:
+// per stage one warp butterfly and one __syncthreads fewer than forming both in every thread.
+// Ablation 8 keeps the shared-memory tree in every thread for both stages. `partials`: the first
+// of N rows of `stride` block partials.
 template <int N, int kAblate, int kMaxThreads>
 __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride) {
   if constexpr (kAblate == kAblateShuffle) {
@@ -253,29 +252,27 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     threadPartials<N>(partials, stride, int(gridDim.x), v);
     blockTotals<N, kAblate, kMaxThreads>(v);
   } else {
-    __shared__ double warp_totals[N][kMaxThreads / 32];
+    __shared__ double totals[N];
     blockSum<N>(v);
     if (threadIdx.x == 0) {
       for (int k = 0; k < N; ++k)
         partials[k * stride + blockIdx.x] = v[k];
     }
-    // the barrier also orders this block's reads of warp_totals (the call before) before they are
-    // written again below
+    // the barrier also orders this block's reads of `totals` (the iteration before) before
+    // thread 0 writes it again below
     cg::this_grid().sync();
-    threadPartials<N>(partials, stride, int(gridDim.x), v);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    for (int k = 0; k < N; ++k)
-      v[k] = warpSum(v[k]);
-    if (lane == 0) {
+    if (threadIdx.x < 32) {
+      threadPartials<N>(partials, stride, int(gridDim.x), v, int(threadIdx.x), 32);
       for (int k = 0; k < N; ++k)
-        warp_totals[k][warp] = v[k];
+        v[k] = warpAllSum(v[k]);
+      if (threadIdx.x == 0) {
+        for (int k = 0; k < N; ++k)
+          totals[k] = v[k];
+      }
     }
     __syncthreads();
-    for (int k = 0; k < N; ++k) {
-      v[k] = warp_totals[k][0];
-      for (int w = 1; w < warps; ++w)
-        v[k] += warp_totals[k][w];
-    }
+    for (int k = 0; k < N; ++k)
+      v[k] = totals[k];
   }
 }
 
