@@ -63,7 +63,7 @@ __device__ __forceinline__ SpringEntry springEntry(const DeviceModel& m, const D
 // iteration then issues every held neighbour's loads at once instead of one adjacency round trip
 // and one neighbour round trip per entry. Entries past kHeldEntries, and rows of later rounds, are
 // walked from memory as before.
-inline constexpr int kHeldEntries = 4;        // the two-barrier grid kernel (108 registers)
+inline constexpr int kHeldEntries = 4;        // the two-barrier grid kernel (~100 registers)
 inline constexpr int kHeldEntriesSingle = 2;  // item 14's kernel, bounded to 128 registers
 
 template <int kHeld>
@@ -238,8 +238,11 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
 // then an xor butterfly) and hands the totals to its block through shared memory, so every block
 // holds the same bits. Only thread 0 needs the block's own sums and only one warp the partials:
 // per stage one warp butterfly and one __syncthreads fewer than forming both in every thread.
-// Ablation 8 keeps the shared-memory tree in every thread for both stages. `partials`: the first
-// of N rows of `stride` block partials.
+// On the H200: 1–5 % faster per iteration up to 4k particles, 3–6 % slower at 65k (256–264 blocks:
+// 8–9 partials per lane of warp 0); stage 2 in every thread with the warp sums then added in warp
+// order was slower at every size (bench/results/gpu-h200-2026-11-30-final.json against
+// -rejected-stage2.json). Ablation 8 keeps the shared-memory tree in every thread for both
+// stages. `partials`: the first of N rows of `stride` block partials.
 template <int N, int kAblate, int kMaxThreads>
 __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride) {
   if constexpr (kAblate == kAblateShuffle) {
@@ -649,7 +652,7 @@ __global__ void oneBlockUnboundedKernel(WholeCgArgs args) {
 }
 
 // The grid kernels hold entries (item 17) in every static ablation; kHeld = 0 is item 17's own
-// ablation. The two-barrier kernel holds 4 (108 registers, two 256-thread blocks per
+// ablation. The two-barrier kernel holds 4 (about 100 registers, two 256-thread blocks per
 // multiprocessor); item 14's kernel holds 2 and is bounded to 128 registers (166 unbounded with 4:
 // one block per multiprocessor, and then a second round of rows at 4k–16k particles). On the H200
 // those were the fastest of 2 or 4 entries, bounded or not (docs/PERFORMANCE.md, item 17).

@@ -358,7 +358,9 @@ constexpr Item kItems[] = {
     {1, "1", "device-held CG scalars, host reads every K (off: every iteration)"},
     {2, "2", "fused kernels / phases (off: separate alpha, beta and direction stages)"},
     {3, "3", "float4 vectors (off: packed float3)"},
-    {4, "4", "__launch_bounds__ (one block: taken off, 256 threads; grid: put on, off by default)"},
+    {4, "4",
+     "__launch_bounds__ (one block: taken off, 256 threads; grid: (256) instead of none / (512, "
+     "1))"},
     {5, "5", "__ldg on read-only data (off: plain loads)"},
     {6, "6", "L2 persisting window (toggled from the default)"},
     {7, "7", "branchless pinned masks (off: branches)"},
