@@ -240,9 +240,10 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
 // per stage one warp butterfly and one __syncthreads fewer than forming both in every thread.
 // On the H200: 1–5 % faster per iteration up to 4k particles, 3–6 % slower at 65k (256–264 blocks:
 // 8–9 partials per lane of warp 0); stage 2 in every thread with the warp sums then added in warp
-// order was slower at every size (bench/results/gpu-h200-2026-11-30-final.json against
-// -rejected-stage2.json). Ablation 8 keeps the shared-memory tree in every thread for both
-// stages. `partials`: the first of N rows of `stride` block partials.
+// order was 3–13 % slower up to 16k and 2–3 % faster at 65k
+// (bench/results/gpu-h200-2026-11-30-final.json against -rejected-stage2.json). Ablation 8 keeps
+// the shared-memory tree in every thread for both stages. `partials`: the first of N rows of
+// `stride` block partials.
 template <int N, int kAblate, int kMaxThreads>
 __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride) {
   if constexpr (kAblate == kAblateShuffle) {
