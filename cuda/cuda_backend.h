@@ -75,9 +75,9 @@ struct CudaOptions {
   // sees model order: state, external forces and visual positions are translated at the copy.
   bool locality_order = true;
   // Item 17, kGrid: each lane of the cooperative grid loads the adjacency entries of its first
-  // row (up to 4: the other end and the packed spring block) once per launch and keeps them in
-  // registers, so every iteration issues those neighbours' loads at once instead of walking the
-  // row one adjacency round trip at a time. The same sums, bit for bit. Off: the walk. Only the
+  // row (the other end and the packed spring block of up to 4 of them, 2 in item 14's kernel)
+  // once per launch and keeps them in registers, so every iteration issues those neighbours'
+  // loads at once instead of walking the row one adjacency round trip at a time. The same sums, bit for bit. Off: the walk. Only the
   // default kernels are compiled without it (off with ablate_static is refused).
   bool hold_entries = true;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)

@@ -238,9 +238,9 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
 // then an xor butterfly) and hands the totals to its block through shared memory, so every block
 // holds the same bits. Only thread 0 needs the block's own sums and only one warp the partials:
 // per stage one warp butterfly and one __syncthreads fewer than forming both in every thread.
-// On the H200: 1–5 % faster per iteration up to 4k particles, 3–6 % slower at 65k (256–264 blocks:
-// 8–9 partials per lane of warp 0); stage 2 in every thread with the warp sums then added in warp
-// order was 3–13 % slower up to 16k and 2–3 % faster at 65k
+// On the H200: 1–5 % faster per iteration below 500 particles, within ±3 % up to 16k, 4–6 % slower
+// at 65k (256–264 blocks: 8–9 partials per lane of warp 0); stage 2 in every thread with the warp
+// sums then added in warp order was 3–13 % slower up to 16k and 2–3 % faster at 65k
 // (bench/results/gpu-h200-2026-11-30-final.json against -rejected-stage2.json). Ablation 8 keeps
 // the shared-memory tree in every thread for both stages. `partials`: the first of N rows of
 // `stride` block partials.
