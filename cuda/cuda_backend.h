@@ -77,8 +77,9 @@ struct CudaOptions {
   // Item 17, kGrid: each lane of the cooperative grid loads the adjacency entries of its first
   // row (the other end and the packed spring block of up to 4 of them, 2 in item 14's kernel)
   // once per launch and keeps them in registers, so every iteration issues those neighbours'
-  // loads at once instead of walking the row one adjacency round trip at a time. The same sums, bit for bit. Off: the walk. Only the
-  // default kernels are compiled without it (off with ablate_static is refused).
+  // loads at once instead of walking the row one adjacency round trip at a time. The same sums, bit
+  // for bit. Off: the walk. Only the default kernels are compiled without it (off with
+  // ablate_static is refused).
   bool hold_entries = true;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
