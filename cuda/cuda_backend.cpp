@@ -19,6 +19,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_pcg.h"
 #include "cuda/kernel_api.h"
+#include "cuda/staged_halo.h"
 #include "cuda/whole_cg.h"
 #include "sim/locality_order.h"
 
@@ -95,7 +96,7 @@ struct Buffers {
   float3* external = nullptr;         // (particles) packed
   float3* visual = nullptr;           // (particles) packed
   uint32_t* slots = nullptr;          // (particles) model particle -> device slot (item 15)
-  double* partials = nullptr;         // (3 × partial_stride)
+  double* partials = nullptr;         // (6 × partial_stride)
   double* newton_partials = nullptr;  // (kNewtonSums × partial_stride)
   double* newton_sums = nullptr;      // (kNewtonSums) their totals
   CgScalars* scalars = nullptr;
@@ -104,6 +105,18 @@ struct Buffers {
 
 // Item 13's automatic rule: the gather threads per multiprocessor a small system is spread over.
 constexpr size_t kGatherThreadsPerSm = 512;
+
+// CudaOptions::grid_block 0: the grid path runs 512-thread blocks once its threads would fill
+// more than this many 256-thread blocks per multiprocessor. On the H200 512 was 6–11 % faster at
+// 16384 and 65536 particles (1.94 blocks of 256 per multiprocessor) and 4–14 % slower at 4096
+// and 4394 (0.97 and 1.04) (bench/results/gpu-h200-2026-11-30-final.json, "paths").
+constexpr double kGrid512BlocksPerSm = 1.25;
+
+// Item 18: the largest halo a block stages, 12 bytes a particle: 48 KiB, what a block may use
+// without opting in, and twice that still leaves two blocks per multiprocessor room
+constexpr uint32_t kStagedMaxSlots = 4096;
+// CudaOptions::stage_halo 0: staged when the rows average at least this many entries
+constexpr double kStagedMinEntries = 16.0;
 
 // Lays the buffers out from base; with base = 0 it only measures.
 Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool float4_layout,
@@ -230,6 +243,8 @@ class CudaBackend final : public Backend {
     return path_ == CgPath::kLaunches ? apply_lanes_ : whole_lanes_;
   }
   bool singleReductionInUse() const { return loaded_ && single_reduction_; }
+  bool stagedInUse() const { return loaded_ && staged_ && whole_.staged(); }
+  int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
 
  private:
   Status validate(const Model& model) const;
@@ -280,6 +295,7 @@ class CudaBackend final : public Backend {
   bool ordered_ = false;
   mutable std::vector<glm::vec3> host_order_staging_;  // a vector in device order, on the host
   void* arena_ = nullptr;
+  void* stage_arena_ = nullptr;  // item 18's halos, when staged_
   Buffers buffers_;
   DeviceModel device_model_;
   DeviceSystem system_;
@@ -303,7 +319,12 @@ class CudaBackend final : public Backend {
   // whole-CG paths (items 10, 11): shapes from init, the path and launch chosen at load
   bool one_block_ok_ = false, grid_ok_ = false;
   KernelShape one_block_shape_, grid_shape_, single_shape_;  // single: item 14's grid kernel
-  bool single_ok_ = false;         // item 14's grid kernel can run on this device
+  bool single_ok_ = false;  // item 14's grid kernel can run on this device
+  // grid_block 0: both grid kernels' 512-thread shapes, when both run 512 threads
+  KernelShape grid512_shape_, single512_shape_;
+  bool grid512_ok_ = false;
+  bool staged_ok_ = false;         // item 18's kernel runs the shapes of item 14's
+  bool staged_ = false;            // the loaded model's grid solve stages halos (item 18)
   bool single_reduction_ = false;  // the grid path runs item 14 for the loaded model
   size_t one_block_shared_ = 0;    // dynamic shared memory one block may take
   CgPath path_ = CgPath::kLaunches;
@@ -329,11 +350,12 @@ CudaBackend::~CudaBackend() {
 
 void CudaBackend::release() {
   pcg_.configure(CgPlan{});
-  if (arena_) {
-    cudaStreamSynchronize(stream_);
-    cudaFree(arena_);
-  }
+  if (arena_ || stage_arena_) cudaStreamSynchronize(stream_);
+  if (arena_) cudaFree(arena_);
+  if (stage_arena_) cudaFree(stage_arena_);
   arena_ = nullptr;
+  stage_arena_ = nullptr;
+  staged_ = false;
   buffers_ = Buffers{};
   loaded_ = false;
   particles_ = springs_ = 0;
@@ -355,6 +377,10 @@ Status CudaBackend::init() {
   if (options_.grid_block != 0 && options_.grid_block != 256 && options_.grid_block != 512) {
     return Status::error("CudaOptions::grid_block must be 0 (automatic), 256 or 512, not " +
                          std::to_string(options_.grid_block));
+  }
+  if (options_.stage_halo < -1 || options_.stage_halo > 1) {
+    return Status::error("CudaOptions::stage_halo must be 0 (automatic), 1 (on) or -1 (off), not " +
+                         std::to_string(options_.stage_halo));
   }
   if (options_.gather_batch != 0 && options_.gather_batch != 1 && options_.gather_batch != 4) {
     return Status::error("CudaOptions::gather_batch must be 0 (automatic), 1 or 4, not " +
@@ -393,13 +419,13 @@ Status CudaBackend::init() {
   }
   const bool held = options_.hold_entries;
   cudaError_t one =
-      cuda::queryWholeCg(options_.float4_layout, true, false, held, options_.ablate_static,
+      cuda::queryWholeCg(options_.float4_layout, true, false, held, false, options_.ablate_static,
                          options_.prefer_l1, 0, &one_block_shape_, &one_block_shared_);
   cudaError_t grid =
-      cuda::queryWholeCg(options_.float4_layout, false, false, held, options_.ablate_static,
+      cuda::queryWholeCg(options_.float4_layout, false, false, held, false, options_.ablate_static,
                          options_.prefer_l1, options_.grid_block, &grid_shape_, &unused_shared);
   cudaError_t single =
-      cuda::queryWholeCg(options_.float4_layout, false, true, held, options_.ablate_static,
+      cuda::queryWholeCg(options_.float4_layout, false, true, held, false, options_.ablate_static,
                          options_.prefer_l1, options_.grid_block, &single_shape_, &unused_shared);
   cudaGetLastError();
   if (one == cudaErrorInvalidValue || grid == cudaErrorInvalidValue ||
@@ -418,6 +444,37 @@ Status CudaBackend::init() {
                          " threads per block)");
   }
   single_ok_ = grid_ok_ && single == cudaSuccess && single_shape_.blocks_per_sm > 0;
+  // grid_block 0: the 512-thread shapes too, for the sizes where choosePath takes them
+  grid512_ok_ = false;
+  if (options_.grid_block == 0 && grid_ok_) {
+    const cudaError_t grid512 = cuda::queryWholeCg(
+        options_.float4_layout, false, false, held, false, options_.ablate_static,
+        options_.prefer_l1, 512, &grid512_shape_, &unused_shared);
+    const cudaError_t single512 =
+        cuda::queryWholeCg(options_.float4_layout, false, true, held, false, options_.ablate_static,
+                           options_.prefer_l1, 512, &single512_shape_, &unused_shared);
+    cudaGetLastError();
+    grid512_ok_ = grid512 == cudaSuccess && grid512_shape_.block == 512 &&
+                  grid512_shape_.blocks_per_sm > 0 &&
+                  (!single_ok_ || (single512 == cudaSuccess && single512_shape_.block == 512 &&
+                                   single512_shape_.blocks_per_sm > 0));
+  }
+  // item 18: compiled for item 14's kernel with held entries and no ablation; it must run the
+  // shapes choosePath takes for that kernel (this also sets its carve-out, item 9)
+  staged_ok_ = false;
+  if (single_ok_ && held && options_.ablate_static == 0) {
+    auto same = [&](int grid_block, const KernelShape& single_shape) {
+      KernelShape staged_shape;
+      const cudaError_t staged =
+          cuda::queryWholeCg(options_.float4_layout, false, true, true, true, 0, options_.prefer_l1,
+                             grid_block, &staged_shape, &unused_shared);
+      cudaGetLastError();
+      return staged == cudaSuccess && staged_shape.block == single_shape.block &&
+             staged_shape.blocks_per_sm == single_shape.blocks_per_sm;
+    };
+    staged_ok_ =
+        same(options_.grid_block, single_shape_) && (!grid512_ok_ || same(512, single512_shape_));
+  }
   HOOKE_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   for (cudaEvent_t& event : events_)
     HOOKE_CUDA_TRY(cudaEventCreate(&event));
@@ -704,13 +761,42 @@ Status CudaBackend::load(const Model& model, const State& state) {
   bdf2_base_ = launchFor(newton_shapes_[cuda::kBdf2BaseKernel], n);
   HOOKE_TRY(choosePath(n, springs));
   const int whole_grid = path_ == CgPath::kGrid ? whole_launch_.grid : 1;
+  // item 18: the halos of item 14's grid, when every one fits its block's shared memory
+  static_assert(sizeof(int2) == 2 * sizeof(int32_t) && sizeof(uint2) == 2 * sizeof(uint32_t));
+  cuda::StagedHalo halo;
+  const bool stage_wanted =
+      options_.stage_halo > 0 ||
+      (options_.stage_halo == 0 && 2.0 * double(springs) >= kStagedMinEntries * double(n));
+  staged_ = path_ == CgPath::kGrid && single_reduction_ && stage_wanted && staged_ok_ &&
+            cuda::buildStagedHalo(static_cast<uint32_t>(whole_launch_.grid),
+                                  static_cast<uint32_t>(whole_launch_.block),
+                                  static_cast<uint32_t>(whole_lanes_), row_start,
+                                  reinterpret_cast<const int32_t*>(adjacency.data()),
+                                  kStagedMaxSlots, &halo);
+  if (staged_) {
+    // every block resident with its halo, as the cooperative launch needs, or not staged: a
+    // smaller grid would gather other rows than the halos were built for
+    const int grid = whole_launch_.grid, sms = props_.multiProcessorCount;
+    int per_sm = 0;
+    const cudaError_t prepared = cuda::prepareStagedKernel(
+        options_.float4_layout, whole_launch_.block, cuda::stagedHaloBytes(halo.slots),
+        (grid + sms - 1) / sms, options_.prefer_l1, &per_sm);
+    cudaGetLastError();
+    staged_ = prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
+    if (!staged_) halo = cuda::StagedHalo{};
+  }
+  const size_t stage_start_bytes = halo.start.size() * sizeof(uint32_t);
+  const size_t stage_halo_bytes = halo.halo.size() * sizeof(uint32_t);
+  const size_t stage_bytes = alignUp(stage_start_bytes, kAlignment) +
+                             alignUp(stage_halo_bytes, kAlignment) +
+                             halo.entries.size() * sizeof(uint32_t);
   const size_t stride =
       size_t(std::max({particle_prepare_.grid, apply_.grid, update_.grid, whole_grid,
                        particle_prepare_newton_.grid, newton_eval_.grid}));
 
   // the whole plan against the free memory before anything is allocated, with a headroom for the
   // context, graphs and other users of the device
-  const size_t needed = cudaModelBytes(n, springs, options_.float4_layout, stride);
+  const size_t needed = cudaModelBytes(n, springs, options_.float4_layout, stride) + stage_bytes;
   size_t free_bytes = 0, total_bytes = 0;
   HOOKE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
   const size_t reserve = std::max(32 * kMiB, total_bytes / 100);
@@ -731,6 +817,30 @@ Status CudaBackend::load(const Model& model, const State& state) {
   buffers_ = layoutBuffers(reinterpret_cast<uintptr_t>(arena_), n, springs, options_.float4_layout,
                            stride);
   const Buffers& b = buffers_;
+  uint32_t* stage_start = nullptr;
+  uint32_t* stage_halo = nullptr;
+  uint2* stage_entries = nullptr;
+  if (staged_) {
+    allocated = cudaMalloc(&stage_arena_, stage_bytes);
+    if (allocated != cudaSuccess) {
+      cudaGetLastError();
+      stage_arena_ = nullptr;
+      return Status::error("could not allocate " + mib(stage_bytes) + " on " + props_.name + ": " +
+                           cudaGetErrorString(allocated));
+    }
+    const uintptr_t base = reinterpret_cast<uintptr_t>(stage_arena_);
+    stage_start = reinterpret_cast<uint32_t*>(base);
+    stage_halo = reinterpret_cast<uint32_t*>(base + alignUp(stage_start_bytes, kAlignment));
+    stage_entries = reinterpret_cast<uint2*>(base + alignUp(stage_start_bytes, kAlignment) +
+                                             alignUp(stage_halo_bytes, kAlignment));
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_start, halo.start.data(), stage_start_bytes,
+                                   cudaMemcpyHostToDevice, stream_));
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_halo, halo.halo.data(), stage_halo_bytes,
+                                   cudaMemcpyHostToDevice, stream_));
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_entries, halo.entries.data(),
+                                   halo.entries.size() * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                                   stream_));
+  }
 
   HOOKE_CUDA_TRY(cudaMemsetAsync(arena_, 0, b.total_bytes, stream_));
   HOOKE_CUDA_TRY(cudaMemcpyAsync(b.adjacency, adjacency.data(), adjacency.size() * sizeof(int2),
@@ -804,6 +914,10 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.r_other = b.r2;
   whole.args.w_other = b.w2;
   whole.args.held_entries = options_.hold_entries;
+  whole.args.stage_start = stage_start;
+  whole.args.stage_halo = stage_halo;
+  whole.args.stage_entries = stage_entries;
+  whole.args.stage_slots = staged_ ? halo.slots : 0;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;
@@ -858,10 +972,18 @@ Status CudaBackend::choosePath(size_t particles, size_t springs) {
     whole_launch_ = Launch{1, wanted};
   } else if (path == CgPath::kGrid) {
     single_reduction_ = singleReduction(particles);
-    const KernelShape& shape = single_reduction_ ? single_shape_ : grid_shape_;
-    whole_lanes_ = lanesFor(shape, false, particles, springs, false);
+    const KernelShape* shape = single_reduction_ ? &single_shape_ : &grid_shape_;
+    whole_lanes_ = lanesFor(*shape, false, particles, springs, false);
+    // grid_block 0: 512-thread blocks once 256-thread ones would put more than
+    // kGrid512BlocksPerSm on a multiprocessor on average (half as many barrier participants and
+    // block partials, the same resident threads)
+    const size_t threads = particles * size_t(whole_lanes_);
+    if (grid512_ok_ &&
+        double(threads) > kGrid512BlocksPerSm * 256.0 * double(props_.multiProcessorCount)) {
+      shape = single_reduction_ ? &single512_shape_ : &grid512_shape_;
+    }
     // never more blocks than are resident
-    whole_launch_ = launchFor(shape, particles * size_t(whole_lanes_));
+    whole_launch_ = launchFor(*shape, threads);
   }
   return Status::ok();
 }
@@ -1313,6 +1435,16 @@ bool cudaCgPath(const Backend& backend, CgPath* out) {
 bool cudaSingleReduction(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->singleReductionInUse();
+}
+
+bool cudaStagedHalo(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->stagedInUse();
+}
+
+int cudaGridBlock(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr ? cuda->gridBlock() : 0;
 }
 
 int cudaGatherLanes(const Backend& backend) {

@@ -66,8 +66,10 @@ struct CudaOptions {
   // gatherer then reads three vectors and a 3×3 block per neighbour instead of two vectors: on the
   // H200 it won up to 16384 particles and lost at 65536 (bench/results, ablation 14). 0: never.
   int single_reduction_max_particles = 32768;
-  // kGrid: threads per block of the cooperative grid, 256 or 512 (0: 256). Larger blocks mean
-  // fewer barrier participants and block partial sums, and fewer resident threads.
+  // kGrid: threads per block of the cooperative grid, 256 or 512; 0: chosen at load, 512 once
+  // the grid's threads would fill more than 1.5 blocks of 256 per multiprocessor (the H200's
+  // crossover; CudaBackend::choosePath). Larger blocks mean fewer barrier participants and block
+  // partial sums.
   int grid_block = 0;
   // Item 15: the device arrays in a locality order (sim/locality_order.h): particles along a
   // Morton curve of their positions at load, springs by their ends, so q = A p over a block of
@@ -81,6 +83,16 @@ struct CudaOptions {
   // for bit. Off: the walk. Only the default kernels are compiled without it (off with
   // ablate_static is refused).
   bool hold_entries = true;
+  // Item 18, kGrid with item 14's kernel: before each gather, each block evaluates the
+  // preconditioned residual u' once for every particle of its halo (its own rows and their
+  // neighbours, found at load) into shared memory, and its lanes read their neighbours' u' from
+  // there instead of each recomputing it from three vectors and a 3×3 block in global memory.
+  // The same expressions, so the same bits. 0: staged when the rows average at least 16 entries
+  // (on the H200 the volumes, 21–25 entries a row, gained up to 10 % per iteration and the cloth,
+  // 11–12, lost 3–4 %: bench/results, "paths" and ablation 18); 1: staged wherever it can be;
+  // -1: never. Staging needs hold_entries, no ablate_static and halos of at most 4096 particles
+  // that every block of the grid can hold at once; otherwise the unstaged kernel.
+  int stage_halo = 0;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
   // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with
@@ -141,6 +153,14 @@ int cudaGatherLanes(const Backend& backend);
 // Whether a loaded CUDA backend's CG runs item 14 (the grid path's one-barrier Chronopoulos–Gear
 // CG); false when it is not a CUDA backend, holds no model or runs standard PCG.
 bool cudaSingleReduction(const Backend& backend);
+
+// Whether a loaded CUDA backend's grid solve stages halos in shared memory (item 18); false when
+// it is not a CUDA backend, holds no model or does not.
+bool cudaStagedHalo(const Backend& backend);
+
+// Threads per block of the cooperative grid a loaded CUDA backend runs (CudaOptions::grid_block
+// resolved); 0 when it is not a CUDA backend, holds no model or is not on the grid path.
+int cudaGridBlock(const Backend& backend);
 
 const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 

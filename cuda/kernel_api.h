@@ -253,6 +253,13 @@ struct WholeCgArgs {
   // grid only (item 17): each lane keeps its first row's adjacency entries in registers for the
   // launch. Off: compiled without ablation only (queryWholeCg fails for the others)
   bool held_entries = true;
+  // grid with single_reduction and held_entries only (item 18): each block stages its halo's u'
+  // in shared memory before each gather. nullptr stage_entries: not staged
+  const uint32_t* stage_start = nullptr;  // (grid + 1) each block's first slot in stage_halo
+  const uint32_t* stage_halo = nullptr;   // per block: its own rows in gather order, then the
+                                          // other ends of their entries, ascending
+  const uint2* stage_entries = nullptr;   // (2 springs) per adjacency entry: (spring, slot)
+  uint32_t stage_slots = 0;               // the largest halo (stagedHaloBytes of shared memory)
 };
 
 // Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).
@@ -266,12 +273,23 @@ enum WholeCgAblation {
 
 // Shape of one whole-CG kernel: for one block, the largest block it can launch (shape.block) and
 // the shared memory available to it; for the grid, the occupancy shape of grid_block threads
-// (0: 256; at most 512). held: the grid kernel with item 17 (ignored for one block). Fails with
-// cudaErrorInvalidValue for a combination that was not compiled (an unknown ablation, or a static
-// ablation without held entries).
+// (0: 256; at most 512). held: the grid kernel with item 17 (ignored for one block); staged: item
+// 18's kernel. Fails with cudaErrorInvalidValue for a combination that was not compiled (an
+// unknown ablation, a static ablation without held entries, staged other than for item 14's
+// kernel with held entries and no ablation).
 cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, bool held,
-                         int ablation, bool prefer_l1, int grid_block, KernelShape* out,
-                         size_t* max_shared_bytes);
+                         bool staged, int ablation, bool prefer_l1, int grid_block,
+                         KernelShape* out, size_t* max_shared_bytes);
+
+// Shared memory a staged grid block (item 18) needs for a halo of `slots` particles.
+size_t stagedHaloBytes(uint32_t slots);
+
+// Readies item 18's kernel for blocks of `block` threads staging halo_bytes each: with prefer_l1
+// the smallest shared-memory carve-out that holds wanted_per_sm such blocks per multiprocessor
+// (item 9 as far as the halos allow), else the default; *blocks_per_sm: how many are then
+// resident, for the cooperative launch.
+cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes, int wanted_per_sm,
+                                bool prefer_l1, int* blocks_per_sm);
 
 // Shared memory one block needs for `particles` (the directions and z, packed float3).
 size_t wholeCgSharedBytes(uint32_t particles);

@@ -11,10 +11,27 @@ namespace hooke::cuda {
 
 // One launch. A cooperative grid larger than the device can hold at once (the occupancy query
 // and the carve-out the driver picks can disagree) is halved until it fits; the smaller grid is
-// kept, so every later solve runs the same reduction tree.
-cudaError_t WholeCg::launch(const WholeCgArgs& args) {
+// kept, so every later solve runs the same reduction tree. Item 18's halos belong to the grid
+// they were built for: a staged grid that does not fit first goes on unstaged at its size (and
+// stays so).
+cudaError_t WholeCg::launch(WholeCgArgs args) {
+  args.stage_start = plan_.args.stage_start;  // the plan says whether it is still staged
+  args.stage_halo = plan_.args.stage_halo;
+  args.stage_entries = plan_.args.stage_entries;
+  args.stage_slots = plan_.args.stage_slots;
   cudaError_t e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
                                 plan_.ablation, args);
+  if (e == cudaErrorCooperativeLaunchTooLarge && args.stage_entries != nullptr) {
+    cudaGetLastError();
+    for (WholeCgArgs* a : {&plan_.args, &args}) {
+      a->stage_start = nullptr;
+      a->stage_halo = nullptr;
+      a->stage_entries = nullptr;
+      a->stage_slots = 0;
+    }
+    e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
+                      plan_.ablation, args);
+  }
   while (e == cudaErrorCooperativeLaunchTooLarge && !plan_.one_block && plan_.launch.grid > 1) {
     cudaGetLastError();
     plan_.launch.grid = (plan_.launch.grid + 1) / 2;

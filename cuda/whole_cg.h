@@ -27,6 +27,9 @@ class WholeCg {
  public:
   void configure(const WholeCgPlan& plan) { plan_ = plan; }
 
+  // whether the grid still stages item 18's halos (a launch that did not fit stops it)
+  bool staged() const { return plan_.args.stage_entries != nullptr; }
+
   // Starts the solve of A Δv = b that the prepare kernels set up (start_count partial sums of b·b
   // and r·z). With interval 0 nothing waits: one launch does every iteration and the scalars are
   // copied to host_scalars on the stream; call result() once the stream has been synchronised.
@@ -40,7 +43,7 @@ class WholeCg {
   Launch launchShape() const { return plan_.launch; }
 
  private:
-  cudaError_t launch(const WholeCgArgs& args);
+  cudaError_t launch(WholeCgArgs args);
 
   WholeCgPlan plan_;
 };

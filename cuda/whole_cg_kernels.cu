@@ -56,6 +56,25 @@ __device__ __forceinline__ SpringEntry springEntry(const DeviceModel& m, const D
   return out;
 }
 
+// One adjacency entry as a gather uses it: where its other end's value is found (a particle, or
+// with item 18 a slot of the block's staged halo) and its spring's packed block.
+struct GatherEntry {
+  uint32_t other;
+  float4 block;
+};
+
+template <int kAblate, bool kStaged>
+__device__ __forceinline__ GatherEntry gatherEntry(const DeviceModel& m, const DeviceSystem& sys,
+                                                   const uint2* staged, uint32_t e) {
+  if constexpr (kStaged) {
+    const uint2 s = readOnly<kAblate>(staged + e);  // (spring, halo slot)
+    return GatherEntry{s.y, readOnly<kAblate>(sys.block + s.x)};
+  } else {
+    const SpringEntry se = springEntry<kAblate>(m, sys, e);
+    return GatherEntry{se.incident.other, se.block};
+  }
+}
+
 // Item 17: the adjacency entries of the first row a grid lane gathers, loaded once per launch and
 // kept in registers: the other end and the packed block of up to kHeldEntries entries (20 bytes
 // each). A lane of the cooperative grid gathers the same row in every iteration, and at the sizes
@@ -78,11 +97,13 @@ struct HeldEntries {
 };
 
 // The entries sub, sub + lanes, ... of row i (i < n), the first kHeld of them held. Read after the
-// kernels before the solve wrote the system blocks; nothing writes them during it.
-template <int kAblate, int kHeld>
+// kernels before the solve wrote the system blocks; nothing writes them during it. kStaged: the
+// other ends as slots of the block's halo (item 18, `staged` the entries' (spring, slot) pairs).
+template <int kAblate, int kHeld, bool kStaged = false>
 __device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
                                                           const DeviceSystem& sys, uint32_t i,
-                                                          uint32_t sub, uint32_t lanes) {
+                                                          uint32_t sub, uint32_t lanes,
+                                                          const uint2* staged = nullptr) {
   HeldEntries<kHeld> h;
   if constexpr (kHeld > 0) {
     if (i >= m.particles) return h;
@@ -92,9 +113,9 @@ __device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
       if (e < h.end) {
-        const SpringEntry se = springEntry<kAblate>(m, sys, e);
-        h.other[k] = se.incident.other;
-        h.block[k] = se.block;
+        const GatherEntry ge = gatherEntry<kAblate, kStaged>(m, sys, staged, e);
+        h.other[k] = ge.other;
+        h.block[k] = ge.block;
         h.count = uint32_t(k) + 1u;
         e += lanes;
       }
@@ -105,18 +126,18 @@ __device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
 }
 
 // This lane's part of Σ_{s ∋ i} S_s (x_i − x_o) over particle i's entries sub, sub + lanes, ...
-// (item 13); x_o = value(o) for the neighbours, x_i given. (The same bits as ±S_s (x_{i_s} −
-// x_{j_s}) in the spring's own orientation: S (−d) = −S d exactly in floating point.) Ablation 7: a
-// pinned row is skipped by a branch instead of being masked by the caller's select.
-// Row i's held entries (item 17) are taken from `held`: their neighbours' loads issued together,
-// then the sum in entry order, so the same bits as the walk. Otherwise one entry at a time: on the
-// H200 batching entries (batchedEntries) cost 5–15 % on the whole-CG paths
+// (item 13); x_o = value(o) for the neighbours (kStaged: value(slot), item 18), x_i given. (The
+// same bits as ±S_s (x_{i_s} − x_{j_s}) in the spring's own orientation: S (−d) = −S d exactly in
+// floating point.) Ablation 7: a pinned row is skipped by a branch instead of being masked by the
+// caller's select. Row i's held entries (item 17) are taken from `held`: their neighbours' loads
+// issued together, then the sum in entry order, so the same bits as the walk. Otherwise one entry
+// at a time: on the H200 batching entries (batchedEntries) cost 5–15 % on the whole-CG paths
 // (bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
-template <int kAblate, int kHeld, typename Value>
+template <int kAblate, int kHeld, bool kStaged = false, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
                                              const HeldEntries<kHeld>& held, uint32_t i,
                                              glm::vec3 xi, float mask, uint32_t sub, uint32_t lanes,
-                                             Value value) {
+                                             Value value, const uint2* staged = nullptr) {
   glm::vec3 part(0.0f);
   const bool gather = kAblate != kAblateMasks || mask != 0.0f;
   if (!gather) return part;
@@ -138,8 +159,8 @@ __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceS
     end = readOnly<kAblate>(m.row_start + i + 1);
   }
   for (; e < end; e += lanes) {
-    const SpringEntry se = springEntry<kAblate>(m, sys, e);
-    part += applyPacked(se.block, xi - value(se.incident.other));
+    const GatherEntry ge = gatherEntry<kAblate, kStaged>(m, sys, staged, e);
+    part += applyPacked(ge.block, xi - value(ge.other));
   }
   return part;
 }
@@ -510,7 +531,12 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 // block partial sums alternate between two sets of three slots with the barriers, so a block that
 // is already writing the next iteration's partials never overwrites ones another block is still
 // reading. Same ablations as wholeCg.
-template <bool F4, int kAblate, int kHeld>
+// Item 18 (kStaged): before each gather every block evaluates u' once for each particle of its
+// halo (its own rows and their neighbours, a.stage_halo) into shared memory, and the gather reads
+// the neighbours' u' from there by slot (a.stage_entries) instead of every gatherer recomputing
+// them from three vectors and a P⁻¹ block in global memory: the same expression, so the same
+// bits as without it.
+template <bool F4, int kAblate, int kHeld, bool kStaged = false>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   const DeviceModel& m = a.model;
   const DeviceSystem& sys = a.system;
@@ -533,8 +559,27 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   const GlobalVectors<F4> R0{a.cg.r}, R1{a.r_other}, W0{a.cg.q}, W1{a.w_other};
   const GlobalVectors<F4> S0{a.cg.z}, S1{a.p_other}, P{a.cg.p}, dv{a.cg.dv};
   const GatherLanes g = gatherLanes(static_cast<uint32_t>(a.lanes), firstIndex(), gridStride());
-  const HeldEntries<kHeld> held =
-      holdEntries<kAblate, kHeld>(m, sys, g.first + g.group, g.sub, g.lanes);
+  const HeldEntries<kHeld> held = holdEntries<kAblate, kHeld, kStaged>(
+      m, sys, g.first + g.group, g.sub, g.lanes, a.stage_entries);
+
+  // item 18: this block's halo, one u per slot, filled by `stage` before each gather
+  uint32_t stage_begin = 0, stage_count = 0;
+  SharedVectors halo{nullptr};
+  if constexpr (kStaged) {
+    extern __shared__ float stage_shared[];
+    halo.base = stage_shared;
+    stage_begin = __ldg(a.stage_start + blockIdx.x);
+    stage_count = __ldg(a.stage_start + blockIdx.x + 1) - stage_begin;
+  }
+  // The slots are rewritten only after the block's reads of them: every thread passes the
+  // __syncthreads of the grid-wide sums between one gather and the next fill.
+  auto stage = [&](auto value_of) {
+    if constexpr (kStaged) {
+      for (uint32_t j = threadIdx.x; j < stage_count; j += blockDim.x)
+        halo.set(j, value_of(__ldg(a.stage_halo + stage_begin + j)));
+      __syncthreads();
+    }
+  };
 
   if (iterations == 0) {
     // ---- init: w = A u with u = P⁻¹ r (r = b from the prepare kernels), δ = w·u
@@ -547,11 +592,20 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.ui = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), R0.get(i));
-      r.springs = rowPart<kAblate>(m, sys, held, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
-        return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, o), R0.get(o));
-      });
+      r.springs = rowPart<kAblate, kHeld, kStaged>(
+          m, sys, held, i, r.ui, r.mask, sub, lanes,
+          [&](uint32_t o) {
+            if constexpr (kStaged) {
+              return halo.get(o);
+            } else {
+              return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, o), R0.get(o));
+            }
+          },
+          a.stage_entries);
       return r;
     };
+    stage(
+        [&](uint32_t o) { return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, o), R0.get(o)); });
     auto finish = [&](uint32_t i, const Row& r) {
       glm::vec3 wi = readOnly<kAblate>(sys.diag + i) * r.ui + r.springs;
       wi = r.mask == 0.0f ? glm::vec3(0.0f) : wi;
@@ -597,11 +651,19 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       r.si = direction(i);
       r.ri = residual(i, r.si);        // r'
       r.ui = preconditioned(i, r.ri);  // u'
-      r.springs = rowPart<kAblate>(m, sys, held, i, r.ui, r.mask, sub, lanes, [&](uint32_t o) {
-        return preconditioned(o, residual(o, direction(o)));
-      });
+      r.springs = rowPart<kAblate, kHeld, kStaged>(
+          m, sys, held, i, r.ui, r.mask, sub, lanes,
+          [&](uint32_t o) {
+            if constexpr (kStaged) {
+              return halo.get(o);
+            } else {
+              return preconditioned(o, residual(o, direction(o)));
+            }
+          },
+          a.stage_entries);
       return r;
     };
+    stage([&](uint32_t o) { return preconditioned(o, residual(o, direction(o))); });
     auto finish = [&](uint32_t i, const Row& r) {
       const glm::vec3 u_old = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), r_in.get(i));
       const glm::vec3 pi = first ? u_old : axpy(beta, P.get(i), u_old);
@@ -673,6 +735,12 @@ __global__ void __launch_bounds__(kGridMaxThreads, 1) singleReductionKernel(Whol
 }
 
 template <bool F4>
+__global__ void __launch_bounds__(kGridMaxThreads, 1)
+    singleReductionStagedKernel(WholeCgArgs args) {
+  wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true>(args);
+}
+
+template <bool F4>
 __global__ void singleReductionUnheldKernel(WholeCgArgs args) {
   wholeCgSingleReduction<F4, kAblateNone, 0>(args);
 }
@@ -692,10 +760,15 @@ KernelFn gridKernelFor(bool single_reduction) {
 }
 
 // The compiled variants: each layout without ablation and with each ablation; the grid also with
-// one barrier per iteration (single_reduction) and, without ablation, without held entries.
-// nullptr: not compiled (held = false with a static ablation, or an unknown ablation).
+// one barrier per iteration (single_reduction) and, without ablation, without held entries; item
+// 14's kernel without ablation with held entries also staged (item 18). nullptr: not compiled
+// (held = false with a static ablation, staged other than that, or an unknown ablation).
 template <bool F4>
-KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool held) {
+KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool held, bool staged) {
+  if (staged) {
+    if (one_block || !single_reduction || !held || ablation != kAblateNone) return nullptr;
+    return singleReductionStagedKernel<F4>;
+  }
   if (!one_block && !held) {
     if (ablation != kAblateNone) return nullptr;
     return single_reduction ? singleReductionUnheldKernel<F4> : gridKernel<F4, kAblateNone, 0>;
@@ -722,9 +795,9 @@ KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool hel
 }
 
 KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single_reduction,
-                   bool held) {
-  return float4_layout ? kernelFor<true>(one_block, ablation, single_reduction, held)
-                       : kernelFor<false>(one_block, ablation, single_reduction, held);
+                   bool held, bool staged) {
+  return float4_layout ? kernelFor<true>(one_block, ablation, single_reduction, held, staged)
+                       : kernelFor<false>(one_block, ablation, single_reduction, held, staged);
 }
 
 }  // namespace
@@ -733,10 +806,42 @@ size_t wholeCgSharedBytes(uint32_t particles) {
   return 3 * 3 * sizeof(float) * size_t(particles);  // P[0], P[1], Z
 }
 
+size_t stagedHaloBytes(uint32_t slots) {
+  return 3 * sizeof(float) * size_t(slots);
+}
+
+cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes, int wanted_per_sm,
+                                bool prefer_l1, int* blocks_per_sm) {
+  *blocks_per_sm = 0;
+  KernelFn kernel = kernelFor(float4_layout, false, kAblateNone, true, true, true);
+  if (!kernel) return cudaErrorInvalidValue;
+  int device = 0, per_sm_bytes = 0, reserved = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  e = cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  if (e != cudaSuccess) return e;
+  e = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
+  if (e != cudaSuccess) return e;
+  cudaFuncAttributes attributes{};
+  e = cudaFuncGetAttributes(&attributes, kernel);
+  if (e != cudaSuccess) return e;
+  // item 9 as far as the halos allow: the smallest carve-out that holds wanted_per_sm blocks
+  int carveout = int(cudaSharedmemCarveoutDefault);
+  if (prefer_l1 && per_sm_bytes > 0) {
+    const size_t need = size_t(std::max(1, wanted_per_sm)) *
+                        (attributes.sharedSizeBytes + halo_bytes + size_t(reserved));
+    carveout =
+        int(std::min<size_t>(100, (need * 100 + size_t(per_sm_bytes) - 1) / size_t(per_sm_bytes)));
+  }
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout);
+  if (e != cudaSuccess) return e;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, block, halo_bytes);
+}
+
 cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, bool held,
-                         int ablation, bool prefer_l1, int grid_block, KernelShape* out,
-                         size_t* max_shared_bytes) {
-  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, single_reduction, held);
+                         bool staged, int ablation, bool prefer_l1, int grid_block,
+                         KernelShape* out, size_t* max_shared_bytes) {
+  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, single_reduction, held, staged);
   if (!kernel) return cudaErrorInvalidValue;
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);
@@ -793,8 +898,9 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
 
 cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout, bool one_block,
                           int ablation, const WholeCgArgs& args) {
-  KernelFn kernel =
-      kernelFor(float4_layout, one_block, ablation, args.single_reduction, args.held_entries);
+  const bool staged = args.stage_entries != nullptr;
+  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, args.single_reduction,
+                              args.held_entries, staged);
   if (!kernel) return cudaErrorInvalidValue;
   if (one_block) {
     kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);
@@ -802,9 +908,9 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
   }
   WholeCgArgs copy = args;
   void* parameters[] = {&copy};
-  cudaError_t e =
-      cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(launch.grid),
-                                  dim3(launch.block), parameters, 0, stream);
+  cudaError_t e = cudaLaunchCooperativeKernel(
+      reinterpret_cast<const void*>(kernel), dim3(launch.grid), dim3(launch.block), parameters,
+      staged ? stagedHaloBytes(args.stage_slots) : 0, stream);
   if (e != cudaSuccess) return e;
   return cudaGetLastError();
 }

@@ -227,7 +227,7 @@ struct Bench {
   Floors floors;
   int multiprocessors = 0;
   std::vector<Row> rows;
-  std::vector<Json> paths, ablation, crossover, lanes;
+  std::vector<Json> paths, ablation, crossover, lanes, grid_block;
   int skipped = 0;
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started).count(); }
@@ -301,9 +301,19 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o = {};
     o.cg_path = CgPath::kGrid;
     alternatives.push_back({"grid", o});
-    if (n <= 262144) {  // 512-thread grid blocks: fewer barrier participants and partials
+    if (n <= 262144) {  // the grid's block sizes: fewer barrier participants and partials at 512
+      o.grid_block = 256;
+      alternatives.push_back({"grid-256", o});
       o.grid_block = 512;
       alternatives.push_back({"grid-512", o});
+    }
+    if (n <= size_t(CudaOptions{}.single_reduction_max_particles)) {  // item 18 forced each way
+      o = {};
+      o.cg_path = CgPath::kGrid;
+      o.stage_halo = 1;
+      alternatives.push_back({"grid-staged", o});
+      o.stage_halo = -1;
+      alternatives.push_back({"grid-unstaged", o});
     }
     if (n <= 6000) {
       o = {};
@@ -326,6 +336,8 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"cg_iterations", Json::number(run.iterations)},
                                       {"iteration_us", Json::number(run.iteration_us)},
                                       {"lanes", Json::integer(run.lanes)},
+                                      {"grid_block", Json::integer(run.grid_block)},
+                                      {"staged", Json::boolean(run.staged)},
                                       {"error", Json::string(run.error)}}));
     }
   }
@@ -375,6 +387,7 @@ constexpr Item kItems[] = {
     {16, "15", "locality order: particles along a Morton curve (off: the model's own order)"},
     {17, "16", "batched gather loads in the launched A p (off: one entry at a time)"},
     {18, "17", "grid lanes hold their row's adjacency entries in registers (off: walked)"},
+    {19, "18", "halos staged in shared memory for item 14's gather (off: recomputed by gatherers)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -454,6 +467,13 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         if (!applies) note = "the cooperative grid path only";
         o.hold_entries = false;
         break;
+      case 19:
+        applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
+        if (!applies) note = "the grid path up to single_reduction_max_particles only";
+        applies = applies && base.staged;
+        if (base.path == "grid" && !base.staged) note = "not staged at this size (the rule)";
+        o.stage_halo = -1;
+        break;
       case 14:
         applies = base.lanes > 1;
         if (!applies) note = "one lane per particle is the automatic choice at this size";
@@ -519,6 +539,47 @@ void measureCrossover(Bench& b) {
       progress(cgPathName(path), p.scene, p.res, run, b.elapsed());
     }
     b.crossover.push_back(Json::object(f));
+  }
+}
+
+// [SECTION] the grid's block size (CudaOptions::grid_block's automatic rule), fixed count
+
+void measureGridBlock(Bench& b) {
+  const SolverSettings settings = settingsFor(true);
+  struct Point {
+    const char* scene;
+    int res;
+  };
+  const Point points[] = {{"cloth", 64},  {"cloth", 72},  {"cloth", 80},  {"cloth", 88},
+                          {"cloth", 96},  {"cloth", 104}, {"cloth", 112}, {"cloth", 128},
+                          {"cloth", 192}, {"volume", 26}, {"volume", 30}, {"volume", 33},
+                          {"volume", 36}, {"volume", 41}, {"volume", 52}, {"volume", 64}};
+  for (const Point& p : points) {
+    const Scene scene =
+        std::string(p.scene) == "cloth" ? makeCloth(p.res, {}) : makeVolume(p.res, {});
+    const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
+    const Sized sized = stepsFor(n, true);
+    Fields f = {{"scene", Json::string(p.scene)},
+                {"res", Json::integer(p.res)},
+                {"particles", Json::integer((long long)n)},
+                {"springs", Json::integer((long long)springs)}};
+    for (int block : {0, 256, 512}) {
+      if (b.outOfTime()) return;
+      CudaOptions o;
+      o.cg_path = CgPath::kGrid;
+      o.grid_block = block;
+      const RunSummary run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
+      const std::string key = block == 0 ? std::string("automatic") : std::to_string(block);
+      if (block == 0) {
+        f.push_back({"lanes", Json::integer(run.lanes)});
+        f.push_back({"automatic_block", Json::integer(run.grid_block)});
+      }
+      f.push_back({key + "_iteration_us", Json::number(run.ok ? run.iteration_us : NAN)});
+      char label[24];
+      std::snprintf(label, sizeof label, "block-%s", key.c_str());
+      progress(label, p.scene, p.res, run, b.elapsed());
+    }
+    b.grid_block.push_back(Json::object(f));
   }
 }
 
@@ -609,6 +670,7 @@ int run(int argc, char** argv) {
 
   if (b.args.lanes || b.args.lanes_only) measureLanes(b);
   if (b.args.crossover && !b.args.lanes_only) measureCrossover(b);
+  if (b.args.crossover && !b.args.lanes_only) measureGridBlock(b);
 
   // cloth, the ablation, then the volumes (the order in which a short budget cuts them off)
   const int cloth_res[] = {32, 64, 128, 256, 512, 1024};
@@ -667,6 +729,7 @@ int run(int argc, char** argv) {
       {"ablation", Json::array(b.ablation)},
       {"crossover", Json::array(b.crossover)},
       {"lanes", Json::array(b.lanes)},
+      {"grid_block", Json::array(b.grid_block)},
       {"skipped_for_time", Json::integer(b.skipped)},
       {"wall_s", Json::number(b.elapsed())}};
   if (!b.args.json_path.empty()) {

@@ -29,6 +29,8 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   CgPath path = CgPath::kAuto;
   cudaCgPath(*backend, &path);
   const int lanes = cudaGatherLanes(*backend);
+  const int grid_block = cudaGridBlock(*backend);
+  const bool staged = cudaStagedHalo(*backend);
   std::vector<StepSample> samples;
   for (int k = 0; k < warmup + steps; ++k) {
     StepStats stats;
@@ -52,6 +54,8 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   RunSummary out = summarise(samples);
   out.path = cgPathName(path);
   out.lanes = lanes;
+  out.grid_block = grid_block;
+  out.staged = staged;
   return out;
 }
 

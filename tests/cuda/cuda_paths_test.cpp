@@ -8,10 +8,12 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_test_support.h"
+#include "cuda/staged_halo.h"
 #include "sim/cpu_backend.h"
 #include "sim/scenes.h"
 
@@ -516,6 +518,185 @@ TEST(HeldEntries, OffWithAStaticAblationIsRefused) {
   EXPECT_NE(why_not.find("hold_entries"), std::string::npos) << why_not;
   o.ablate_static = 0;
   EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
+}
+
+// Item 18: staging each block's halo in shared memory gives the unstaged kernel's bits, with one
+// lane and several, 256- and 512-thread blocks, in one launch per solve and in launches of 3
+// iterations, with two 256-thread blocks on some multiprocessors (volume 26: 138 blocks, each
+// block's halo then needs its share of a carve-out chosen for two), and on a grid of several
+// rounds of rows; it is on by default on item 14's kernel, still on after the runs (no launch
+// fell back), and off when asked
+TEST(StagedHalo, SameBitsAsTheUnstagedKernel) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {}), mid = makeCloth(128, {}),
+              large = makeCloth(256, {}), volume26 = makeVolume(26, {});
+  struct Case {
+    const Scene* scene;
+    int lanes, block, interval, steps;
+  };
+  for (const Case& c :
+       {Case{&cloth, 1, 256, 0, 20}, Case{&cloth, 16, 512, 0, 20}, Case{&volume, 1, 512, 3, 20},
+        Case{&volume, 4, 256, 0, 20}, Case{&volume26, 0, 256, 0, 3}, Case{&mid, 0, 0, 0, 4},
+        Case{&large, 4, 0, 0, 3}}) {
+    SCOPED_TRACE(c.scene->name + ", lanes " + std::to_string(c.lanes) + ", block " +
+                 std::to_string(c.block) + ", interval " + std::to_string(c.interval));
+    State ends[2];
+    for (bool staged : {false, true}) {
+      CudaOptions o = onPath(CgPath::kGrid);
+      o.gather_lanes = c.lanes;
+      o.grid_block = c.block;
+      o.whole_cg_interval = c.interval;
+      o.single_reduction_max_particles = 1 << 20;
+      o.stage_halo = staged ? 1 : -1;
+      std::string why_not;
+      auto gpu = createCudaBackend(o, &why_not);
+      ASSERT_TRUE(gpu) << why_not;
+      Trajectory run = runSteps(*gpu, *c.scene, implicitSettings(), c.steps);
+      ASSERT_TRUE(run.ok) << run.error;
+      ASSERT_TRUE(cudaSingleReduction(*gpu));
+      ASSERT_EQ(cudaStagedHalo(*gpu), staged);
+      ends[staged] = run.state;
+    }
+    EXPECT_TRUE(sameBytes(ends[0], ends[1]));
+  }
+}
+
+// The automatic choice (stage_halo 0) on item 14's kernel: staged for rows of at least 16 entries
+// on average (volume 16: 20.7), not for fewer (cloth 32: 11.4); never on the two-barrier kernel;
+// a value other than -1, 0 or 1 is refused
+TEST(StagedHalo, AutomaticForLongRowsOnItem14sKernelOnly) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  auto staged = [](const CudaOptions& o, const Scene& scene) {
+    std::string why_not;
+    auto gpu = createCudaBackend(o, &why_not);
+    EXPECT_TRUE(gpu) << why_not;
+    if (!gpu || !gpu->load(scene.model, scene.state)) return -1;
+    return int(cudaStagedHalo(*gpu));
+  };
+  const Scene volume = makeVolume(16, {}), cloth = makeCloth(32, {});
+  EXPECT_EQ(staged(CudaOptions{}, volume), 1);
+  EXPECT_EQ(staged(CudaOptions{}, cloth), 0);
+  CudaOptions on;
+  on.stage_halo = 1;
+  EXPECT_EQ(staged(on, cloth), 1);
+  CudaOptions two = onPath(CgPath::kGrid);
+  two.single_reduction_max_particles = 0;
+  two.stage_halo = 1;
+  EXPECT_EQ(staged(two, volume), 0);
+  expectOptionValues("stage_halo", [](CudaOptions& o, int v) { o.stage_halo = v; }, {-2, 2},
+                     {-1, 0, 1});
+}
+
+// Item 18's halos, on the host (no device needed): block b's own rows come first in the order the
+// gather visits them (rounds of threads / lanes rows, `blocks` such chunks apart), then every
+// other end of their entries that is not an own row, once each and ascending; each entry's slot
+// names its other end and keeps its spring; a halo larger than allowed refuses the whole build
+TEST(StagedHalo, HalosHoldEachBlocksRowsThenTheirNeighbours) {
+  const Scene scene = makeCloth(8, {});
+  const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
+  std::vector<uint32_t> row_start(n + 1, 0);
+  for (const glm::uvec2& e : scene.model.spring_ends) {
+    ++row_start[e.x + 1];
+    ++row_start[e.y + 1];
+  }
+  for (size_t i = 0; i < n; ++i)
+    row_start[i + 1] += row_start[i];
+  struct Pair {
+    int32_t x, y;  // spring, other end (~other end at the spring's j end)
+  };
+  std::vector<Pair> adjacency(2 * springs);
+  std::vector<uint32_t> fill(row_start.begin(), row_start.end() - 1);
+  for (size_t s = 0; s < springs; ++s) {
+    const glm::uvec2 e = scene.model.spring_ends[s];
+    adjacency[fill[e.x]++] = Pair{int32_t(s), int32_t(e.y)};
+    adjacency[fill[e.y]++] = Pair{int32_t(s), ~int32_t(e.x)};
+  }
+  const int32_t* pairs = &adjacency[0].x;
+  // 3 blocks of 64 threads, 4 lanes: 16 rows a round, rounds 48 rows apart over 64 particles
+  cuda::StagedHalo h;
+  ASSERT_TRUE(cuda::buildStagedHalo(3, 64, 4, row_start, pairs, 4096, &h));
+  ASSERT_EQ(h.start.size(), 4u);
+  EXPECT_EQ(h.start.front(), 0u);
+  EXPECT_EQ(h.start.back(), h.halo.size());
+  ASSERT_EQ(h.entries.size(), 2 * adjacency.size());
+  const std::vector<std::vector<uint32_t>> own = {
+      {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+       48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63},
+      {16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+      {32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47}};
+  uint32_t largest = 0, checked = 0;
+  for (uint32_t b = 0; b < 3; ++b) {
+    SCOPED_TRACE("block " + std::to_string(b));
+    const std::vector<uint32_t> halo(h.halo.begin() + h.start[b], h.halo.begin() + h.start[b + 1]);
+    largest = std::max(largest, uint32_t(halo.size()));
+    ASSERT_GE(halo.size(), own[b].size());
+    EXPECT_TRUE(std::equal(own[b].begin(), own[b].end(), halo.begin()));
+    std::vector<uint32_t> expected_outside;
+    for (uint32_t i : own[b]) {
+      for (uint32_t e = row_start[i]; e < row_start[i + 1]; ++e) {
+        const uint32_t other = uint32_t(adjacency[e].y < 0 ? ~adjacency[e].y : adjacency[e].y);
+        if (std::find(own[b].begin(), own[b].end(), other) == own[b].end())
+          expected_outside.push_back(other);
+        const uint32_t spring = h.entries[2 * e], slot = h.entries[2 * e + 1];
+        ASSERT_LT(slot, halo.size());
+        EXPECT_EQ(halo[slot], other) << "entry " << e;
+        EXPECT_EQ(spring, uint32_t(adjacency[e].x)) << "entry " << e;
+        ++checked;
+      }
+    }
+    std::sort(expected_outside.begin(), expected_outside.end());
+    expected_outside.erase(std::unique(expected_outside.begin(), expected_outside.end()),
+                           expected_outside.end());
+    EXPECT_FALSE(expected_outside.empty());
+    EXPECT_TRUE(std::equal(expected_outside.begin(), expected_outside.end(),
+                           halo.begin() + own[b].size(), halo.end()));
+    EXPECT_EQ(halo.size(), own[b].size() + expected_outside.size());
+  }
+  EXPECT_EQ(checked, adjacency.size());  // every entry belongs to one block's rows
+  EXPECT_EQ(h.slots, largest);
+  cuda::StagedHalo refused;
+  EXPECT_FALSE(cuda::buildStagedHalo(3, 64, 4, row_start, pairs, largest - 1, &refused));
+  EXPECT_TRUE(refused.halo.empty());
+  EXPECT_TRUE(cuda::buildStagedHalo(3, 64, 4, row_start, pairs, largest, &refused));
+}
+
+// CudaOptions::grid_block 0: 512-thread blocks once the grid's threads (particles × lanes) would
+// fill more than 1.25 blocks of 256 per multiprocessor, else 256; a forced size wins; off the grid
+// path, 0
+TEST(GridBlock, AutomaticSizeFollowsTheThreadsPerMultiprocessor) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaDeviceInfo device;
+  std::string why_not;
+  ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+  for (int res : {16, 32, 64, 128, 256}) {
+    SCOPED_TRACE("cloth " + std::to_string(res));
+    const Scene scene = makeCloth(res, {});
+    for (int forced : {0, 256, 512}) {
+      CudaOptions o = onPath(CgPath::kGrid);
+      o.grid_block = forced;
+      auto gpu = createCudaBackend(o, &why_not);
+      ASSERT_TRUE(gpu) << why_not;
+      ASSERT_TRUE(gpu->load(scene.model, scene.state));
+      const double threads = double(scene.model.particleCount()) * cudaGatherLanes(*gpu);
+      const int automatic = threads > 1.25 * 256.0 * device.multiprocessors ? 512 : 256;
+      EXPECT_EQ(cudaGridBlock(*gpu), forced != 0 ? forced : automatic);
+    }
+  }
+  // the H200 (132 multiprocessors): cloth 64 on 256, cloth 128 on 512
+  if (device.multiprocessors == 132) {
+    for (auto [res, block] : {std::pair{64, 256}, std::pair{128, 512}}) {
+      auto gpu = createCudaBackend(onPath(CgPath::kGrid), &why_not);
+      ASSERT_TRUE(gpu) << why_not;
+      const Scene scene = makeCloth(res, {});
+      ASSERT_TRUE(gpu->load(scene.model, scene.state));
+      EXPECT_EQ(cudaGridBlock(*gpu), block) << "cloth " << res;
+    }
+  }
+  auto launched = createCudaBackend(onPath(CgPath::kLaunches), &why_not);
+  ASSERT_TRUE(launched) << why_not;
+  const Scene scene = makeCloth(16, {});
+  ASSERT_TRUE(launched->load(scene.model, scene.state));
+  EXPECT_EQ(cudaGridBlock(*launched), 0);
 }
 
 // The automatic rule (CudaBackend::lanesFor). Up to 512 particles per multiprocessor, lanes

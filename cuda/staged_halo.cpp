@@ -1,0 +1,70 @@
+#include "cuda/staged_halo.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace hooke::cuda {
+
+bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
+                     const std::vector<uint32_t>& row_start, const int32_t* adjacency,
+                     uint32_t max_slots, StagedHalo* out) {
+  *out = StagedHalo{};
+  if (blocks == 0 || lanes == 0 || threads < lanes || row_start.empty()) return false;
+  const size_t n = row_start.size() - 1;
+  const size_t rows_per_round = threads / lanes;
+  const size_t round_stride = size_t(blocks) * rows_per_round;
+  StagedHalo h;
+  h.start.reserve(size_t(blocks) + 1);
+  h.entries.resize(2 * size_t(row_start.back()));
+  std::vector<uint32_t> slot_of(n, UINT32_MAX);  // within the current block; reset after it
+  std::vector<uint32_t> outside;
+  for (uint32_t b = 0; b < blocks; ++b) {
+    const size_t first = h.halo.size();
+    h.start.push_back(static_cast<uint32_t>(first));
+    // own rows, in the order gatherRows visits them
+    for (size_t base = size_t(b) * rows_per_round; base < n; base += round_stride) {
+      for (size_t i = base; i < std::min(n, base + rows_per_round); ++i) {
+        slot_of[i] = static_cast<uint32_t>(h.halo.size() - first);
+        h.halo.push_back(static_cast<uint32_t>(i));
+      }
+    }
+    const size_t own_end = h.halo.size();
+    // the other ends outside them, ascending
+    outside.clear();
+    for (size_t k = first; k < own_end; ++k) {
+      const uint32_t i = h.halo[k];
+      for (uint32_t e = row_start[i]; e < row_start[i + 1]; ++e) {
+        const int32_t other = adjacency[2 * size_t(e) + 1];
+        const uint32_t o = static_cast<uint32_t>(other < 0 ? ~other : other);
+        if (slot_of[o] == UINT32_MAX) {
+          slot_of[o] = UINT32_MAX - 1;  // seen
+          outside.push_back(o);
+        }
+      }
+    }
+    std::sort(outside.begin(), outside.end());
+    for (uint32_t o : outside) {
+      slot_of[o] = static_cast<uint32_t>(h.halo.size() - first);
+      h.halo.push_back(o);
+    }
+    const size_t count = h.halo.size() - first;
+    if (count > max_slots) return false;
+    h.slots = std::max(h.slots, static_cast<uint32_t>(count));
+    for (size_t k = first; k < own_end; ++k) {
+      const uint32_t i = h.halo[k];
+      for (uint32_t e = row_start[i]; e < row_start[i + 1]; ++e) {
+        const int32_t other = adjacency[2 * size_t(e) + 1];
+        const uint32_t o = static_cast<uint32_t>(other < 0 ? ~other : other);
+        h.entries[2 * size_t(e)] = static_cast<uint32_t>(adjacency[2 * size_t(e)]);
+        h.entries[2 * size_t(e) + 1] = slot_of[o];
+      }
+    }
+    for (size_t k = first; k < h.halo.size(); ++k)
+      slot_of[h.halo[k]] = UINT32_MAX;
+  }
+  h.start.push_back(static_cast<uint32_t>(h.halo.size()));
+  *out = std::move(h);
+  return true;
+}
+
+}  // namespace hooke::cuda
