@@ -115,8 +115,12 @@ constexpr double kGrid512BlocksPerSm = 1.25;
 // Item 18: the largest halo a block stages, 12 bytes a particle: 48 KiB, what a block may use
 // without opting in, and twice that still leaves two blocks per multiprocessor room
 constexpr uint32_t kStagedMaxSlots = 4096;
-// CudaOptions::stage_halo 0: staged when the rows average at least this many entries
+// and the most entries it copies to shared memory (20 bytes each: 160 KiB)
+constexpr uint32_t kStagedMaxEntries = 8192;
+// CudaOptions::stage_halo 0: staged when the rows average at least kStagedMinEntries entries, or
+// a lane's share of a row more than the entries item 14's kernel holds in registers (2)
 constexpr double kStagedMinEntries = 16.0;
+constexpr double kStagedLaneEntries = 2.0;
 
 // Lays the buffers out from base; with base = 0 it only measures.
 Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool float4_layout,
@@ -244,6 +248,7 @@ class CudaBackend final : public Backend {
   }
   bool singleReductionInUse() const { return loaded_ && single_reduction_; }
   bool stagedInUse() const { return loaded_ && staged_ && whole_.staged(); }
+  bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
 
  private:
@@ -764,9 +769,11 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // item 18: the halos of item 14's grid, when every one fits its block's shared memory
   static_assert(sizeof(int2) == 2 * sizeof(int32_t) && sizeof(uint2) == 2 * sizeof(uint32_t));
   cuda::StagedHalo halo;
+  const double row_entries = n > 0 ? 2.0 * double(springs) / double(n) : 0.0;
   const bool stage_wanted =
       options_.stage_halo > 0 ||
-      (options_.stage_halo == 0 && 2.0 * double(springs) >= kStagedMinEntries * double(n));
+      (options_.stage_halo == 0 && (row_entries >= kStagedMinEntries ||
+                                    row_entries > kStagedLaneEntries * double(whole_lanes_)));
   staged_ = path_ == CgPath::kGrid && single_reduction_ && stage_wanted && staged_ok_ &&
             cuda::buildStagedHalo(static_cast<uint32_t>(whole_launch_.grid),
                                   static_cast<uint32_t>(whole_launch_.block),
@@ -776,13 +783,22 @@ Status CudaBackend::load(const Model& model, const State& state) {
   if (staged_) {
     // every block resident with its halo, as the cooperative launch needs, or not staged: a
     // smaller grid would gather other rows than the halos were built for
+    // (with the entries too when they fit, else the halos only)
     const int grid = whole_launch_.grid, sms = props_.multiProcessorCount;
-    int per_sm = 0;
-    const cudaError_t prepared = cuda::prepareStagedKernel(
-        options_.float4_layout, whole_launch_.block, cuda::stagedHaloBytes(halo.slots),
-        (grid + sms - 1) / sms, options_.prefer_l1, &per_sm);
-    cudaGetLastError();
-    staged_ = prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
+    auto fits = [&](uint32_t entry_slots) {
+      int per_sm = 0;
+      const cudaError_t prepared =
+          cuda::prepareStagedKernel(options_.float4_layout, whole_launch_.block,
+                                    cuda::stagedHaloBytes(halo.slots, entry_slots),
+                                    (grid + sms - 1) / sms, options_.prefer_l1, &per_sm);
+      cudaGetLastError();
+      return prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
+    };
+    if (!options_.stage_entries || halo.entry_slots > kStagedMaxEntries ||
+        !fits(halo.entry_slots)) {
+      halo.entry_slots = 0;
+    }
+    staged_ = halo.entry_slots > 0 || fits(0);
     if (!staged_) halo = cuda::StagedHalo{};
   }
   const size_t stage_start_bytes = halo.start.size() * sizeof(uint32_t);
@@ -918,6 +934,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_halo = stage_halo;
   whole.args.stage_entries = stage_entries;
   whole.args.stage_slots = staged_ ? halo.slots : 0;
+  whole.args.stage_entry_slots = staged_ ? halo.entry_slots : 0;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;
@@ -1437,8 +1454,9 @@ bool cudaSingleReduction(const Backend& backend) {
   return cuda != nullptr && cuda->singleReductionInUse();
 }
 
-bool cudaStagedHalo(const Backend& backend) {
+bool cudaStagedHalo(const Backend& backend, bool* entries) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  if (entries) *entries = cuda != nullptr && cuda->stagedEntriesInUse();
   return cuda != nullptr && cuda->stagedInUse();
 }
 

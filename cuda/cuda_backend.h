@@ -88,11 +88,17 @@ struct CudaOptions {
   // neighbours, found at load) into shared memory, and its lanes read their neighbours' u' from
   // there instead of each recomputing it from three vectors and a 3×3 block in global memory.
   // The same expressions, so the same bits. 0: staged when the rows average at least 16 entries
-  // (on the H200 the volumes, 21–25 entries a row, gained up to 10 % per iteration and the cloth,
-  // 11–12, lost 3–4 %: bench/results, "paths" and ablation 18); 1: staged wherever it can be;
-  // -1: never. Staging needs hold_entries, no ablate_static and halos of at most 4096 particles
-  // that every block of the grid can hold at once; otherwise the unstaged kernel.
+  // or a lane's share of a row passes the 2 entries it holds in registers (item 17); on the
+  // H200 that is every size item 14 runs except cloth of 1024 and 4096 particles (16 and 8
+  // lanes, every entry held), where staging cost 1–4 % per iteration; volume 26 and 41 gained
+  // 13 % and 24 %, cloth 128 2 % (bench/results, "paths"). 1: staged wherever it can be; -1:
+  // never. Staging needs hold_entries, no ablate_static and halos of at most 4096 particles that
+  // every block of the grid can hold at once; otherwise the unstaged kernel.
   int stage_halo = 0;
+  // Item 18, staged grids of one round of rows: each block also copies its rows' adjacency
+  // entries (spring blocks and halo slots) to shared memory once per launch when they fit
+  // (at most 8192), so the gather then touches global memory only for its own row
+  bool stage_entries = true;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
   // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with
@@ -155,8 +161,9 @@ int cudaGatherLanes(const Backend& backend);
 bool cudaSingleReduction(const Backend& backend);
 
 // Whether a loaded CUDA backend's grid solve stages halos in shared memory (item 18); false when
-// it is not a CUDA backend, holds no model or does not.
-bool cudaStagedHalo(const Backend& backend);
+// it is not a CUDA backend, holds no model or does not. *entries (if given): whether its blocks
+// stage their rows' entries too.
+bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr);
 
 // Threads per block of the cooperative grid a loaded CUDA backend runs (CudaOptions::grid_block
 // resolved); 0 when it is not a CUDA backend, holds no model or is not on the grid path.

@@ -259,7 +259,10 @@ struct WholeCgArgs {
   const uint32_t* stage_halo = nullptr;   // per block: its own rows in gather order, then the
                                           // other ends of their entries, ascending
   const uint2* stage_entries = nullptr;   // (2 springs) per adjacency entry: (spring, slot)
-  uint32_t stage_slots = 0;               // the largest halo (stagedHaloBytes of shared memory)
+  uint32_t stage_slots = 0;               // the largest halo
+  // > 0: each block copies its rows' entries (spring blocks and slots) to shared memory once per
+  // launch, room for this many per block (one round of rows only); stagedHaloBytes in all
+  uint32_t stage_entry_slots = 0;
 };
 
 // Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).
@@ -281,8 +284,9 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
                          bool staged, int ablation, bool prefer_l1, int grid_block,
                          KernelShape* out, size_t* max_shared_bytes);
 
-// Shared memory a staged grid block (item 18) needs for a halo of `slots` particles.
-size_t stagedHaloBytes(uint32_t slots);
+// Shared memory a staged grid block (item 18) needs for a halo of `slots` particles and
+// `entry_slots` staged entries.
+size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots);
 
 // Readies item 18's kernel for blocks of `block` threads staging halo_bytes each: with prefer_l1
 // the smallest shared-memory carve-out that holds wanted_per_sm such blocks per multiprocessor

@@ -63,6 +63,13 @@ bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
       slot_of[h.halo[k]] = UINT32_MAX;
   }
   h.start.push_back(static_cast<uint32_t>(h.halo.size()));
+  if (n <= round_stride) {
+    for (uint32_t b = 0; b < blocks; ++b) {
+      const size_t first = std::min(n, size_t(b) * rows_per_round);
+      const size_t end = std::min(n, first + rows_per_round);
+      h.entry_slots = std::max(h.entry_slots, row_start[end] - row_start[first]);
+    }
+  }
   *out = std::move(h);
   return true;
 }

@@ -17,6 +17,9 @@ struct StagedHalo {
   // entry's row), uploaded as the kernel's uint2
   std::vector<uint32_t> entries;
   uint32_t slots = 0;  // the largest halo
+  // one round of rows (every block's rows one range of the CSR): the most entries a block's
+  // rows have, for staging them too; 0 with several rounds
+  uint32_t entry_slots = 0;
 };
 
 // The halos of a grid of `blocks` blocks of `threads` threads, `lanes` threads per row (a power of

@@ -19,6 +19,7 @@ cudaError_t WholeCg::launch(WholeCgArgs args) {
   args.stage_halo = plan_.args.stage_halo;
   args.stage_entries = plan_.args.stage_entries;
   args.stage_slots = plan_.args.stage_slots;
+  args.stage_entry_slots = plan_.args.stage_entry_slots;
   cudaError_t e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
                                 plan_.ablation, args);
   if (e == cudaErrorCooperativeLaunchTooLarge && args.stage_entries != nullptr) {
@@ -28,6 +29,7 @@ cudaError_t WholeCg::launch(WholeCgArgs args) {
       a->stage_halo = nullptr;
       a->stage_entries = nullptr;
       a->stage_slots = 0;
+      a->stage_entry_slots = 0;
     }
     e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
                       plan_.ablation, args);

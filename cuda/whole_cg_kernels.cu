@@ -63,11 +63,25 @@ struct GatherEntry {
   float4 block;
 };
 
+// Item 18's entries: (spring, halo slot) per adjacency entry in global memory, and, when the block
+// copied its rows' entries to shared memory at the start of the launch, their blocks and slots
+// there from entry `begin` on.
+struct StagedEntries {
+  const uint2* pairs = nullptr;
+  const float4* blocks = nullptr;  // shared; nullptr: read through pairs
+  const uint32_t* slots = nullptr;
+  uint32_t begin = 0;
+};
+
 template <int kAblate, bool kStaged>
 __device__ __forceinline__ GatherEntry gatherEntry(const DeviceModel& m, const DeviceSystem& sys,
-                                                   const uint2* staged, uint32_t e) {
+                                                   const StagedEntries& staged, uint32_t e) {
   if constexpr (kStaged) {
-    const uint2 s = readOnly<kAblate>(staged + e);  // (spring, halo slot)
+    if (staged.blocks != nullptr) {
+      const uint32_t k = e - staged.begin;
+      return GatherEntry{staged.slots[k], staged.blocks[k]};
+    }
+    const uint2 s = readOnly<kAblate>(staged.pairs + e);  // (spring, halo slot)
     return GatherEntry{s.y, readOnly<kAblate>(sys.block + s.x)};
   } else {
     const SpringEntry se = springEntry<kAblate>(m, sys, e);
@@ -103,7 +117,7 @@ template <int kAblate, int kHeld, bool kStaged = false>
 __device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
                                                           const DeviceSystem& sys, uint32_t i,
                                                           uint32_t sub, uint32_t lanes,
-                                                          const uint2* staged = nullptr) {
+                                                          const StagedEntries& staged = {}) {
   HeldEntries<kHeld> h;
   if constexpr (kHeld > 0) {
     if (i >= m.particles) return h;
@@ -137,7 +151,7 @@ template <int kAblate, int kHeld, bool kStaged = false, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
                                              const HeldEntries<kHeld>& held, uint32_t i,
                                              glm::vec3 xi, float mask, uint32_t sub, uint32_t lanes,
-                                             Value value, const uint2* staged = nullptr) {
+                                             Value value, const StagedEntries& staged = {}) {
   glm::vec3 part(0.0f);
   const bool gather = kAblate != kAblateMasks || mask != 0.0f;
   if (!gather) return part;
@@ -560,16 +574,36 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   const GlobalVectors<F4> S0{a.cg.z}, S1{a.p_other}, P{a.cg.p}, dv{a.cg.dv};
   const GatherLanes g = gatherLanes(static_cast<uint32_t>(a.lanes), firstIndex(), gridStride());
   const HeldEntries<kHeld> held = holdEntries<kAblate, kHeld, kStaged>(
-      m, sys, g.first + g.group, g.sub, g.lanes, a.stage_entries);
+      m, sys, g.first + g.group, g.sub, g.lanes, StagedEntries{a.stage_entries});
 
   // item 18: this block's halo, one u per slot, filled by `stage` before each gather
   uint32_t stage_begin = 0, stage_count = 0;
   SharedVectors halo{nullptr};
+  StagedEntries entries{a.stage_entries};
   if constexpr (kStaged) {
-    extern __shared__ float stage_shared[];
-    halo.base = stage_shared;
+    // shared memory: the entries' blocks and slots (a.stage_entry_slots of each), then the halo
+    extern __shared__ float4 stage_shared[];
+    const uint32_t entry_slots = a.stage_entry_slots;
+    halo.base = reinterpret_cast<float*>(stage_shared + entry_slots) + entry_slots;
     stage_begin = __ldg(a.stage_start + blockIdx.x);
     stage_count = __ldg(a.stage_start + blockIdx.x + 1) - stage_begin;
+    if (entry_slots > 0) {
+      // one round of rows (the backend stages entries only then): this block's rows are
+      // first, first + 1, ... < first + blockDim.x / lanes and their entries one range of the
+      // CSR; copied once per launch, ordered before their first use by the first fill's
+      // __syncthreads
+      const uint32_t rows = blockDim.x / uint32_t(a.lanes), first = blockIdx.x * rows;
+      const uint32_t begin = readOnly<kAblate>(m.row_start + min(first, n));
+      const uint32_t end = readOnly<kAblate>(m.row_start + min(first + rows, n));
+      float4* blocks = stage_shared;
+      uint32_t* slots = reinterpret_cast<uint32_t*>(stage_shared + entry_slots);
+      for (uint32_t k = threadIdx.x; begin + k < end; k += blockDim.x) {
+        const uint2 pair = readOnly<kAblate>(a.stage_entries + begin + k);
+        blocks[k] = readOnly<kAblate>(sys.block + pair.x);
+        slots[k] = pair.y;
+      }
+      entries = StagedEntries{a.stage_entries, blocks, slots, begin};
+    }
   }
   // The slots are rewritten only after the block's reads of them: every thread passes the
   // __syncthreads of the grid-wide sums between one gather and the next fill.
@@ -601,7 +635,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
               return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, o), R0.get(o));
             }
           },
-          a.stage_entries);
+          entries);
       return r;
     };
     stage(
@@ -660,7 +694,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
               return preconditioned(o, residual(o, direction(o)));
             }
           },
-          a.stage_entries);
+          entries);
       return r;
     };
     stage([&](uint32_t o) { return preconditioned(o, residual(o, direction(o))); });
@@ -806,8 +840,9 @@ size_t wholeCgSharedBytes(uint32_t particles) {
   return 3 * 3 * sizeof(float) * size_t(particles);  // P[0], P[1], Z
 }
 
-size_t stagedHaloBytes(uint32_t slots) {
-  return 3 * sizeof(float) * size_t(slots);
+size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots) {
+  return (sizeof(float4) + sizeof(uint32_t)) * size_t(entry_slots) +
+         3 * sizeof(float) * size_t(slots);
 }
 
 cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes, int wanted_per_sm,
@@ -834,6 +869,8 @@ cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes
         int(std::min<size_t>(100, (need * 100 + size_t(per_sm_bytes) - 1) / size_t(per_sm_bytes)));
   }
   e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout);
+  if (e != cudaSuccess) return e;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(halo_bytes));
   if (e != cudaSuccess) return e;
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, block, halo_bytes);
 }
@@ -910,7 +947,7 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
   void* parameters[] = {&copy};
   cudaError_t e = cudaLaunchCooperativeKernel(
       reinterpret_cast<const void*>(kernel), dim3(launch.grid), dim3(launch.block), parameters,
-      staged ? stagedHaloBytes(args.stage_slots) : 0, stream);
+      staged ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots) : 0, stream);
   if (e != cudaSuccess) return e;
   return cudaGetLastError();
 }

@@ -312,6 +312,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.cg_path = CgPath::kGrid;
       o.stage_halo = 1;
       alternatives.push_back({"grid-staged", o});
+      o.stage_entries = false;
+      alternatives.push_back({"grid-staged-halo", o});
+      o.stage_entries = true;
       o.stage_halo = -1;
       alternatives.push_back({"grid-unstaged", o});
     }
@@ -338,6 +341,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"lanes", Json::integer(run.lanes)},
                                       {"grid_block", Json::integer(run.grid_block)},
                                       {"staged", Json::boolean(run.staged)},
+                                      {"staged_entries", Json::boolean(run.staged_entries)},
                                       {"error", Json::string(run.error)}}));
     }
   }

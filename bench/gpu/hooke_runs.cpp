@@ -30,7 +30,8 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   cudaCgPath(*backend, &path);
   const int lanes = cudaGatherLanes(*backend);
   const int grid_block = cudaGridBlock(*backend);
-  const bool staged = cudaStagedHalo(*backend);
+  bool staged_entries = false;
+  const bool staged = cudaStagedHalo(*backend, &staged_entries);
   std::vector<StepSample> samples;
   for (int k = 0; k < warmup + steps; ++k) {
     StepStats stats;
@@ -56,6 +57,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.lanes = lanes;
   out.grid_block = grid_block;
   out.staged = staged;
+  out.staged_entries = staged_entries;
   return out;
 }
 

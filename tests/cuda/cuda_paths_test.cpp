@@ -524,8 +524,8 @@ TEST(HeldEntries, OffWithAStaticAblationIsRefused) {
 // lane and several, 256- and 512-thread blocks, in one launch per solve and in launches of 3
 // iterations, with two 256-thread blocks on some multiprocessors (volume 26: 138 blocks, each
 // block's halo then needs its share of a carve-out chosen for two), and on a grid of several
-// rounds of rows; it is on by default on item 14's kernel, still on after the runs (no launch
-// fell back), and off when asked
+// rounds of rows; with the blocks' entries staged too wherever there is one round of rows; still
+// staged after the runs (no launch fell back)
 TEST(StagedHalo, SameBitsAsTheUnstagedKernel) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {}), mid = makeCloth(128, {}),
@@ -540,30 +540,37 @@ TEST(StagedHalo, SameBitsAsTheUnstagedKernel) {
         Case{&large, 4, 0, 0, 3}}) {
     SCOPED_TRACE(c.scene->name + ", lanes " + std::to_string(c.lanes) + ", block " +
                  std::to_string(c.block) + ", interval " + std::to_string(c.interval));
-    State ends[2];
-    for (bool staged : {false, true}) {
+    // unstaged, the halos only, the halos and the entries (not with several rounds of rows)
+    State ends[3];
+    const bool one_round = c.scene != &large;
+    for (int mode : {0, 1, 2}) {
       CudaOptions o = onPath(CgPath::kGrid);
       o.gather_lanes = c.lanes;
       o.grid_block = c.block;
       o.whole_cg_interval = c.interval;
       o.single_reduction_max_particles = 1 << 20;
-      o.stage_halo = staged ? 1 : -1;
+      o.stage_halo = mode > 0 ? 1 : -1;
+      o.stage_entries = mode == 2;
       std::string why_not;
       auto gpu = createCudaBackend(o, &why_not);
       ASSERT_TRUE(gpu) << why_not;
       Trajectory run = runSteps(*gpu, *c.scene, implicitSettings(), c.steps);
       ASSERT_TRUE(run.ok) << run.error;
       ASSERT_TRUE(cudaSingleReduction(*gpu));
-      ASSERT_EQ(cudaStagedHalo(*gpu), staged);
-      ends[staged] = run.state;
+      bool entries = false;
+      ASSERT_EQ(cudaStagedHalo(*gpu, &entries), mode > 0) << "mode " << mode;
+      EXPECT_EQ(entries, mode == 2 && one_round) << "mode " << mode;
+      ends[mode] = run.state;
     }
     EXPECT_TRUE(sameBytes(ends[0], ends[1]));
+    EXPECT_TRUE(sameBytes(ends[0], ends[2]));
   }
 }
 
 // The automatic choice (stage_halo 0) on item 14's kernel: staged for rows of at least 16 entries
-// on average (volume 16: 20.7), not for fewer (cloth 32: 11.4); never on the two-barrier kernel;
-// a value other than -1, 0 or 1 is refused
+// on average (volume 16: 20.7) or more than 2 entries per lane (cloth 128: 11.8 over 4 lanes on
+// a device of 132 SMs), not otherwise (cloth 32: 11.4 over 16 lanes from 64 SMs up); never on
+// the two-barrier kernel; a value other than -1, 0 or 1 is refused
 TEST(StagedHalo, AutomaticForLongRowsOnItem14sKernelOnly) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto staged = [](const CudaOptions& o, const Scene& scene) {
@@ -574,8 +581,12 @@ TEST(StagedHalo, AutomaticForLongRowsOnItem14sKernelOnly) {
     return int(cudaStagedHalo(*gpu));
   };
   const Scene volume = makeVolume(16, {}), cloth = makeCloth(32, {});
+  CudaDeviceInfo device;
+  std::string why_not;
+  ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
   EXPECT_EQ(staged(CudaOptions{}, volume), 1);
-  EXPECT_EQ(staged(CudaOptions{}, cloth), 0);
+  if (device.multiprocessors >= 64) EXPECT_EQ(staged(CudaOptions{}, cloth), 0);
+  if (device.multiprocessors == 132) EXPECT_EQ(staged(CudaOptions{}, makeCloth(128, {})), 1);
   CudaOptions on;
   on.stage_halo = 1;
   EXPECT_EQ(staged(on, cloth), 1);
@@ -654,6 +665,15 @@ TEST(StagedHalo, HalosHoldEachBlocksRowsThenTheirNeighbours) {
   }
   EXPECT_EQ(checked, adjacency.size());  // every entry belongs to one block's rows
   EXPECT_EQ(h.slots, largest);
+  EXPECT_EQ(h.entry_slots, 0u);  // two rounds of rows: the entries are not staged
+  // one round (4 blocks of 16 rows): the most entries one block's rows have
+  cuda::StagedHalo one;
+  ASSERT_TRUE(cuda::buildStagedHalo(4, 64, 4, row_start, pairs, 4096, &one));
+  uint32_t most = 0;
+  for (uint32_t b = 0; b < 4; ++b)
+    most = std::max(most, row_start[16 * (b + 1)] - row_start[16 * b]);
+  EXPECT_GT(most, 0u);
+  EXPECT_EQ(one.entry_slots, most);
   cuda::StagedHalo refused;
   EXPECT_FALSE(cuda::buildStagedHalo(3, 64, 4, row_start, pairs, largest - 1, &refused));
   EXPECT_TRUE(refused.halo.empty());
