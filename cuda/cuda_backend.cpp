@@ -769,6 +769,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // item 18: the halos of item 14's grid, when every one fits its block's shared memory
   static_assert(sizeof(int2) == 2 * sizeof(int32_t) && sizeof(uint2) == 2 * sizeof(uint32_t));
   cuda::StagedHalo halo;
+  int stage_carveout = -1;  // what the last prepareStagedKernel below set: the launch sets it again
   const double row_entries = n > 0 ? 2.0 * double(springs) / double(n) : 0.0;
   const bool stage_wanted =
       options_.stage_halo > 0 ||
@@ -787,10 +788,10 @@ Status CudaBackend::load(const Model& model, const State& state) {
     const int grid = whole_launch_.grid, sms = props_.multiProcessorCount;
     auto fits = [&](uint32_t entry_slots) {
       int per_sm = 0;
-      const cudaError_t prepared =
-          cuda::prepareStagedKernel(options_.float4_layout, whole_launch_.block,
-                                    cuda::stagedHaloBytes(halo.slots, entry_slots),
-                                    (grid + sms - 1) / sms, options_.prefer_l1, &per_sm);
+      const cudaError_t prepared = cuda::prepareStagedKernel(
+          options_.float4_layout, whole_launch_.block,
+          cuda::stagedHaloBytes(halo.slots, entry_slots), (grid + sms - 1) / sms,
+          options_.prefer_l1, &per_sm, &stage_carveout);
       cudaGetLastError();
       return prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
     };
@@ -935,6 +936,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_entries = stage_entries;
   whole.args.stage_slots = staged_ ? halo.slots : 0;
   whole.args.stage_entry_slots = staged_ ? halo.entry_slots : 0;
+  whole.args.stage_carveout = stage_carveout;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;

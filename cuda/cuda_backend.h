@@ -67,7 +67,7 @@ struct CudaOptions {
   // H200 it won up to 16384 particles and lost at 65536 (bench/results, ablation 14). 0: never.
   int single_reduction_max_particles = 32768;
   // kGrid: threads per block of the cooperative grid, 256 or 512; 0: chosen at load, 512 once
-  // the grid's threads would fill more than 1.5 blocks of 256 per multiprocessor (the H200's
+  // the grid's threads would fill more than 1.25 blocks of 256 per multiprocessor (the H200's
   // crossover; CudaBackend::choosePath). Larger blocks mean fewer barrier participants and block
   // partial sums.
   int grid_block = 0;
@@ -88,10 +88,11 @@ struct CudaOptions {
   // neighbours, found at load) into shared memory, and its lanes read their neighbours' u' from
   // there instead of each recomputing it from three vectors and a 3×3 block in global memory.
   // The same expressions, so the same bits. 0: staged when the rows average at least 16 entries
-  // or a lane's share of a row passes the 2 entries it holds in registers (item 17); on the
-  // H200 that is every size item 14 runs except cloth of 1024 and 4096 particles (16 and 8
-  // lanes, every entry held), where staging cost 1–4 % per iteration; volume 26 and 41 gained
-  // 13 % and 24 %, cloth 128 2 % (bench/results, "paths"). 1: staged wherever it can be; -1:
+  // or a lane's share of a row passes the 2 entries it holds in registers (item 17); of the
+  // benchmark's sizes on the H200 that leaves out cloth of 1024 and 4096 particles (16 and 8
+  // lanes, every entry held), where staging cost 2–4 % per iteration, and stages volume 26 and
+  // 41 (13 % and 25 % faster) and cloth 128 (2 %) (bench/results, "paths"); smaller cloth on the
+  // grid, and one-lane grids of short rows, stay unstaged too. 1: staged wherever it can be; -1:
   // never. Staging needs hold_entries, no ablate_static and halos of at most 4096 particles that
   // every block of the grid can hold at once; otherwise the unstaged kernel.
   int stage_halo = 0;
@@ -176,7 +177,8 @@ const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 // over at most `reduction_blocks` blocks (a device-dependent count: blocks per multiprocessor ×
 // multiprocessors at most). The CUDA context and graphs come on top; load() refuses a model whose
 // arena plus a headroom for those does not fit in the device's free memory, with a one-line
-// "needs X MiB of device memory, Y MiB free" message.
+// "needs X MiB of device memory, Y MiB free" message. A grid solve that stages halos (item 18)
+// allocates their lists on top: 4 bytes per halo slot and per block, 8 per adjacency entry.
 size_t cudaModelBytes(size_t particles, size_t springs, bool float4_layout,
                       size_t reduction_blocks);
 

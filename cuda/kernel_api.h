@@ -263,6 +263,7 @@ struct WholeCgArgs {
   // > 0: each block copies its rows' entries (spring blocks and slots) to shared memory once per
   // launch, room for this many per block (one round of rows only); stagedHaloBytes in all
   uint32_t stage_entry_slots = 0;
+  int stage_carveout = -1;  // host side: the staged kernel's carve-out (prepareStagedKernel)
 };
 
 // Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).
@@ -291,9 +292,11 @@ size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots);
 // Readies item 18's kernel for blocks of `block` threads staging halo_bytes each: with prefer_l1
 // the smallest shared-memory carve-out that holds wanted_per_sm such blocks per multiprocessor
 // (item 9 as far as the halos allow), else the default; *blocks_per_sm: how many are then
-// resident, for the cooperative launch.
+// resident, for the cooperative launch; *carveout: the carve-out set (launchWholeCg sets it, and
+// the dynamic shared memory limit, again before each staged launch: kernel attributes are shared
+// by every backend of the process).
 cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes, int wanted_per_sm,
-                                bool prefer_l1, int* blocks_per_sm);
+                                bool prefer_l1, int* blocks_per_sm, int* carveout);
 
 // Shared memory one block needs for `particles` (the directions and z, packed float3).
 size_t wholeCgSharedBytes(uint32_t particles);

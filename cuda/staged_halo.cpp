@@ -9,7 +9,11 @@ bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
                      const std::vector<uint32_t>& row_start, const int32_t* adjacency,
                      uint32_t max_slots, StagedHalo* out) {
   *out = StagedHalo{};
-  if (blocks == 0 || lanes == 0 || threads < lanes || row_start.empty()) return false;
+  // lanes: a power of two dividing 32 and threads, as gatherRows needs
+  if (blocks == 0 || lanes == 0 || (lanes & (lanes - 1)) != 0 || lanes > 32 ||
+      threads % lanes != 0 || row_start.empty()) {
+    return false;
+  }
   const size_t n = row_start.size() - 1;
   const size_t rows_per_round = threads / lanes;
   const size_t round_stride = size_t(blocks) * rows_per_round;

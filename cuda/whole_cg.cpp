@@ -12,8 +12,8 @@ namespace hooke::cuda {
 // One launch. A cooperative grid larger than the device can hold at once (the occupancy query
 // and the carve-out the driver picks can disagree) is halved until it fits; the smaller grid is
 // kept, so every later solve runs the same reduction tree. Item 18's halos belong to the grid
-// they were built for: a staged grid that does not fit first goes on unstaged at its size (and
-// stays so).
+// they were built for: a staged launch that is refused (a grid that does not fit, shared memory
+// the device no longer grants) goes on unstaged at its size, and stays so.
 cudaError_t WholeCg::launch(WholeCgArgs args) {
   args.stage_start = plan_.args.stage_start;  // the plan says whether it is still staged
   args.stage_halo = plan_.args.stage_halo;
@@ -22,7 +22,7 @@ cudaError_t WholeCg::launch(WholeCgArgs args) {
   args.stage_entry_slots = plan_.args.stage_entry_slots;
   cudaError_t e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
                                 plan_.ablation, args);
-  if (e == cudaErrorCooperativeLaunchTooLarge && args.stage_entries != nullptr) {
+  if (e != cudaSuccess && args.stage_entries != nullptr) {
     cudaGetLastError();
     for (WholeCgArgs* a : {&plan_.args, &args}) {
       a->stage_start = nullptr;

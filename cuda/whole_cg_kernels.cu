@@ -846,8 +846,9 @@ size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots) {
 }
 
 cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes, int wanted_per_sm,
-                                bool prefer_l1, int* blocks_per_sm) {
+                                bool prefer_l1, int* blocks_per_sm, int* carveout_out) {
   *blocks_per_sm = 0;
+  *carveout_out = int(cudaSharedmemCarveoutDefault);
   KernelFn kernel = kernelFor(float4_layout, false, kAblateNone, true, true, true);
   if (!kernel) return cudaErrorInvalidValue;
   int device = 0, per_sm_bytes = 0, reserved = 0;
@@ -872,6 +873,7 @@ cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes
   if (e != cudaSuccess) return e;
   e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(halo_bytes));
   if (e != cudaSuccess) return e;
+  *carveout_out = carveout;
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, block, halo_bytes);
 }
 
@@ -943,11 +945,20 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
     kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);
     return cudaGetLastError();
   }
+  const size_t shared = staged ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots) : 0;
+  if (staged) {
+    // a kernel's attributes are the process's, not one backend's: this backend's, at every launch
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         args.stage_carveout);
+    if (e != cudaSuccess) return e;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
+    if (e != cudaSuccess) return e;
+  }
   WholeCgArgs copy = args;
   void* parameters[] = {&copy};
-  cudaError_t e = cudaLaunchCooperativeKernel(
-      reinterpret_cast<const void*>(kernel), dim3(launch.grid), dim3(launch.block), parameters,
-      staged ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots) : 0, stream);
+  cudaError_t e =
+      cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(launch.grid),
+                                  dim3(launch.block), parameters, shared, stream);
   if (e != cudaSuccess) return e;
   return cudaGetLastError();
 }

@@ -474,8 +474,10 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
       case 19:
         applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
         if (!applies) note = "the grid path up to single_reduction_max_particles only";
-        applies = applies && base.staged;
-        if (base.path == "grid" && !base.staged) note = "not staged at this size (the rule)";
+        if (applies && !base.staged) {
+          applies = false;
+          note = "not staged at this size (the rule)";
+        }
         o.stage_halo = -1;
         break;
       case 14:

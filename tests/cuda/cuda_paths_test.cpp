@@ -524,7 +524,7 @@ namespace staged_test {
 struct Case {
   const Scene* scene;
   int lanes, block, interval, steps;
-  bool one_round;  // one round of rows: the entries can be staged too
+  int entries;  // the entries staged too: 1 (one round of rows), 0 (several), -1 (not asserted)
 };
 
 // Each case unstaged, with the halos only and with the halos and the entries: the same bytes
@@ -549,7 +549,7 @@ void expectSameBits(std::initializer_list<Case> cases) {
       ASSERT_TRUE(cudaSingleReduction(*gpu));
       bool entries = false;
       ASSERT_EQ(cudaStagedHalo(*gpu, &entries), mode > 0) << "mode " << mode;
-      EXPECT_EQ(entries, mode == 2 && c.one_round) << "mode " << mode;
+      if (c.entries >= 0) EXPECT_EQ(entries, mode == 2 && c.entries == 1) << "mode " << mode;
       ends[mode] = run.state;
     }
     EXPECT_TRUE(sameBytes(ends[0], ends[1]));
@@ -565,9 +565,8 @@ TEST(StagedHalo, SameBitsAsTheUnstagedKernel) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   using staged_test::Case;
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
-  staged_test::expectSameBits(
-      {Case{&cloth, 1, 256, 0, 20, true}, Case{&cloth, 16, 512, 0, 20, true},
-       Case{&volume, 1, 512, 3, 20, true}, Case{&volume, 4, 256, 0, 20, true}});
+  staged_test::expectSameBits({Case{&cloth, 1, 256, 0, 20, 1}, Case{&cloth, 16, 512, 0, 20, 1},
+                               Case{&volume, 1, 512, 3, 20, 1}, Case{&volume, 4, 256, 0, 20, 1}});
 }
 
 // The same on larger grids: two 256-thread blocks on some multiprocessors (volume 26: 138
@@ -578,8 +577,14 @@ TEST(StagedHalo, SameBitsOnLargerGrids) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   using staged_test::Case;
   const Scene volume26 = makeVolume(26, {}), mid = makeCloth(128, {}), large = makeCloth(256, {});
-  staged_test::expectSameBits({Case{&volume26, 0, 256, 0, 3, true}, Case{&mid, 0, 0, 0, 4, true},
-                               Case{&large, 4, 0, 0, 3, false}});
+  // one round of rows for volume 26 and cloth 128 on a device of the H200's 132 SMs; cloth 256
+  // on 4 lanes needs several rounds on any current GPU
+  CudaDeviceInfo device;
+  std::string why_not;
+  ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+  const int one_round = device.multiprocessors == 132 ? 1 : -1;
+  staged_test::expectSameBits({Case{&volume26, 0, 256, 0, 3, one_round},
+                               Case{&mid, 0, 0, 0, 4, one_round}, Case{&large, 4, 0, 0, 3, 0}});
 }
 
 // The automatic choice (stage_halo 0) on item 14's kernel: staged for rows of at least 16 entries
@@ -616,7 +621,8 @@ TEST(StagedHalo, AutomaticForLongRowsOnItem14sKernelOnly) {
 // Item 18's halos, on the host (no device needed): block b's own rows come first in the order the
 // gather visits them (rounds of threads / lanes rows, `blocks` such chunks apart), then every
 // other end of their entries that is not an own row, once each and ascending; each entry's slot
-// names its other end and keeps its spring; a halo larger than allowed refuses the whole build
+// names its other end and keeps its spring; a halo larger than allowed, or a lane count the
+// gather cannot run, refuses the whole build
 TEST(StagedHalo, HalosHoldEachBlocksRowsThenTheirNeighbours) {
   const Scene scene = makeCloth(8, {});
   const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
@@ -693,6 +699,10 @@ TEST(StagedHalo, HalosHoldEachBlocksRowsThenTheirNeighbours) {
   EXPECT_FALSE(cuda::buildStagedHalo(3, 64, 4, row_start, pairs, largest - 1, &refused));
   EXPECT_TRUE(refused.halo.empty());
   EXPECT_TRUE(cuda::buildStagedHalo(3, 64, 4, row_start, pairs, largest, &refused));
+  // lanes the gather cannot run (not a power of two dividing 32 and the block) are refused
+  EXPECT_FALSE(cuda::buildStagedHalo(3, 64, 3, row_start, pairs, 4096, &refused));
+  EXPECT_FALSE(cuda::buildStagedHalo(3, 64, 64, row_start, pairs, 4096, &refused));
+  EXPECT_FALSE(cuda::buildStagedHalo(3, 48, 32, row_start, pairs, 4096, &refused));
 }
 
 // CudaOptions::grid_block 0: 512-thread blocks once the grid's threads (particles × lanes) would
