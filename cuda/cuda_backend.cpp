@@ -247,7 +247,7 @@ class CudaBackend final : public Backend {
     return path_ == CgPath::kLaunches ? apply_lanes_ : whole_lanes_;
   }
   bool singleReductionInUse() const { return loaded_ && single_reduction_; }
-  bool stagedInUse() const { return loaded_ && staged_ && whole_.staged(); }
+  bool stagedInUse() const { return loaded_ && whole_.staged(); }
   bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
 
@@ -300,7 +300,7 @@ class CudaBackend final : public Backend {
   bool ordered_ = false;
   mutable std::vector<glm::vec3> host_order_staging_;  // a vector in device order, on the host
   void* arena_ = nullptr;
-  void* stage_arena_ = nullptr;  // item 18's halos, when staged_
+  void* stage_arena_ = nullptr;  // item 18's halos, when the grid solve stages them
   Buffers buffers_;
   DeviceModel device_model_;
   DeviceSystem system_;
@@ -329,7 +329,6 @@ class CudaBackend final : public Backend {
   KernelShape grid512_shape_, single512_shape_;
   bool grid512_ok_ = false;
   bool staged_ok_ = false;         // item 18's kernel runs the shapes of item 14's
-  bool staged_ = false;            // the loaded model's grid solve stages halos (item 18)
   bool single_reduction_ = false;  // the grid path runs item 14 for the loaded model
   size_t one_block_shared_ = 0;    // dynamic shared memory one block may take
   CgPath path_ = CgPath::kLaunches;
@@ -360,7 +359,6 @@ void CudaBackend::release() {
   if (stage_arena_) cudaFree(stage_arena_);
   arena_ = nullptr;
   stage_arena_ = nullptr;
-  staged_ = false;
   buffers_ = Buffers{};
   loaded_ = false;
   particles_ = springs_ = 0;
@@ -775,13 +773,13 @@ Status CudaBackend::load(const Model& model, const State& state) {
       options_.stage_halo > 0 ||
       (options_.stage_halo == 0 && (row_entries >= kStagedMinEntries ||
                                     row_entries > kStagedLaneEntries * double(whole_lanes_)));
-  staged_ = path_ == CgPath::kGrid && single_reduction_ && stage_wanted && staged_ok_ &&
-            cuda::buildStagedHalo(static_cast<uint32_t>(whole_launch_.grid),
-                                  static_cast<uint32_t>(whole_launch_.block),
-                                  static_cast<uint32_t>(whole_lanes_), row_start,
-                                  reinterpret_cast<const int32_t*>(adjacency.data()),
-                                  kStagedMaxSlots, &halo);
-  if (staged_) {
+  bool staged = path_ == CgPath::kGrid && single_reduction_ && stage_wanted && staged_ok_ &&
+                cuda::buildStagedHalo(static_cast<uint32_t>(whole_launch_.grid),
+                                      static_cast<uint32_t>(whole_launch_.block),
+                                      static_cast<uint32_t>(whole_lanes_), row_start,
+                                      reinterpret_cast<const int32_t*>(adjacency.data()),
+                                      kStagedMaxSlots, &halo);
+  if (staged) {
     // every block resident with its halo, as the cooperative launch needs, or not staged: a
     // smaller grid would gather other rows than the halos were built for
     // (with the entries too when they fit, else the halos only)
@@ -799,8 +797,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
         !fits(halo.entry_slots)) {
       halo.entry_slots = 0;
     }
-    staged_ = halo.entry_slots > 0 || fits(0);
-    if (!staged_) halo = cuda::StagedHalo{};
+    staged = halo.entry_slots > 0 || fits(0);
+    if (!staged) halo = cuda::StagedHalo{};
   }
   const size_t stage_start_bytes = halo.start.size() * sizeof(uint32_t);
   const size_t stage_halo_bytes = halo.halo.size() * sizeof(uint32_t);
@@ -837,7 +835,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   uint32_t* stage_start = nullptr;
   uint32_t* stage_halo = nullptr;
   uint2* stage_entries = nullptr;
-  if (staged_) {
+  if (staged) {
     allocated = cudaMalloc(&stage_arena_, stage_bytes);
     if (allocated != cudaSuccess) {
       cudaGetLastError();
@@ -934,8 +932,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_start = stage_start;
   whole.args.stage_halo = stage_halo;
   whole.args.stage_entries = stage_entries;
-  whole.args.stage_slots = staged_ ? halo.slots : 0;
-  whole.args.stage_entry_slots = staged_ ? halo.entry_slots : 0;
+  whole.args.stage_slots = staged ? halo.slots : 0;
+  whole.args.stage_entry_slots = staged ? halo.entry_slots : 0;
   whole.args.stage_carveout = stage_carveout;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;

@@ -605,14 +605,23 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       entries = StagedEntries{a.stage_entries, blocks, slots, begin};
     }
   }
+  // Fills the halo with u_of(particle) and returns what the gather reads for a neighbour: its
+  // slot, or (unstaged) u_of(o) from global memory: one expression either way, so the same bits.
   // The slots are rewritten only after the block's reads of them: every thread passes the
   // __syncthreads of the grid-wide sums between one gather and the next fill.
-  auto stage = [&](auto value_of) {
+  auto stage = [&](auto u_of) {
     if constexpr (kStaged) {
       for (uint32_t j = threadIdx.x; j < stage_count; j += blockDim.x)
-        halo.set(j, value_of(__ldg(a.stage_halo + stage_begin + j)));
+        halo.set(j, u_of(__ldg(a.stage_halo + stage_begin + j)));
       __syncthreads();
     }
+    return [&halo, u_of](uint32_t o) {
+      if constexpr (kStaged) {
+        return halo.get(o);
+      } else {
+        return u_of(o);
+      }
+    };
   };
 
   if (iterations == 0) {
@@ -622,24 +631,16 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       glm::vec3 ui, springs;
       float mask;
     };
+    const auto neighbour = stage(
+        [&](uint32_t o) { return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, o), R0.get(o)); });
     auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.ui = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), R0.get(i));
-      r.springs = rowPart<kAblate, kHeld, kStaged>(
-          m, sys, held, i, r.ui, r.mask, sub, lanes,
-          [&](uint32_t o) {
-            if constexpr (kStaged) {
-              return halo.get(o);
-            } else {
-              return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, o), R0.get(o));
-            }
-          },
-          entries);
+      r.springs = rowPart<kAblate, kHeld, kStaged>(m, sys, held, i, r.ui, r.mask, sub, lanes,
+                                                   neighbour, entries);
       return r;
     };
-    stage(
-        [&](uint32_t o) { return applyMatrix(inverseBlock<kAblate>(sys.inv_diag, o), R0.get(o)); });
     auto finish = [&](uint32_t i, const Row& r) {
       glm::vec3 wi = readOnly<kAblate>(sys.diag + i) * r.ui + r.springs;
       wi = r.mask == 0.0f ? glm::vec3(0.0f) : wi;
@@ -679,25 +680,18 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       glm::vec3 si, ri, ui, springs;
       float mask;
     };
+    const auto neighbour =
+        stage([&](uint32_t o) { return preconditioned(o, residual(o, direction(o))); });
     auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.si = direction(i);
       r.ri = residual(i, r.si);        // r'
       r.ui = preconditioned(i, r.ri);  // u'
-      r.springs = rowPart<kAblate, kHeld, kStaged>(
-          m, sys, held, i, r.ui, r.mask, sub, lanes,
-          [&](uint32_t o) {
-            if constexpr (kStaged) {
-              return halo.get(o);
-            } else {
-              return preconditioned(o, residual(o, direction(o)));
-            }
-          },
-          entries);
+      r.springs = rowPart<kAblate, kHeld, kStaged>(m, sys, held, i, r.ui, r.mask, sub, lanes,
+                                                   neighbour, entries);
       return r;
     };
-    stage([&](uint32_t o) { return preconditioned(o, residual(o, direction(o))); });
     auto finish = [&](uint32_t i, const Row& r) {
       const glm::vec3 u_old = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), r_in.get(i));
       const glm::vec3 pi = first ? u_old : axpy(beta, P.get(i), u_old);
