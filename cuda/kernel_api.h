@@ -8,13 +8,10 @@
 #include <cuda_runtime_api.h>
 #include <glm/glm.hpp>
 
+#include "cuda/kernel_shape.h"
+
 namespace hooke::cuda {
 
-// What the occupancy API says about one kernel on this device.
-struct KernelShape {
-  int block = 0;          // threads per block
-  int blocks_per_sm = 0;  // resident blocks per multiprocessor at that block size
-};
 
 // One launch: grid-stride loops cover any count with any grid.
 struct Launch {

@@ -3,7 +3,10 @@
 // scalars in device memory. Every kernel returns at once when CgScalars::done is set, so launched
 // iterations past convergence, the cap or a breakdown change nothing. No float atomics.
 #include <algorithm>
+#include <initializer_list>
+#include <vector>
 
+#include "cuda/common_shape.h"
 #include "cuda/device_common.cuh"
 #include "cuda/kernel_api.h"
 #include "sim/spring_force.h"
@@ -185,35 +188,55 @@ __global__ void __launch_bounds__(kFinishThreads)
   if (threadIdx.x == 0) finishBeta(sums[0], sums[1], scalars);
 }
 
+// One shape for the variants of one kernel (item 4), which the backend launches alike
+// (commonShape): each variant's carve-out set first (item 9), since residency depends on it, and
+// each variant's own best block a candidate. On the H200 the fused batched q = A p (57 registers)
+// and the plain one (55) ran 4 blocks of 192 threads per multiprocessor, 768 threads, when the
+// shape took the smaller block of one and the smaller residency of the other at its own block
+// size; 4 blocks of 256 fit (ncu: achieved occupancy 37 % -> 49 %, q = A p 93 -> 86 µs at 1M
+// cloth particles).
+template <typename Kernel>
+cudaError_t queryCommon(int limit, bool prefer_l1, std::initializer_list<Kernel> variants,
+                        KernelShape* out) {
+  std::vector<int> candidates;
+  for (Kernel kernel : variants) {
+    KernelShape own;
+    const cudaError_t e = queryShape(kernel, limit, prefer_l1, &own);
+    if (e != cudaSuccess) return e;
+    candidates.push_back(own.block);
+  }
+  const std::vector<Kernel> list(variants);
+  cudaError_t error = cudaSuccess;
+  *out = commonShape(candidates, int(list.size()), [&](int variant, int block) {
+    int resident = 0;
+    const cudaError_t e =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, list[variant], block, 0);
+    if (e != cudaSuccess) error = e;
+    return resident;
+  });
+  return error;
+}
+
 template <bool F4>
 cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
   cudaError_t e;
-  // the fused and plain variants differ only in their tails; the plain ones set the shape, and
-  // the fused ones get the same carve-out
-  // the batched variants (item 16) get a shape of their own
-  KernelShape batched_fused;
-  if ((e = queryShape(applyKernel<F4, false, 1>, kHeavyThreads, prefer_l1, &out[kApplyKernel])))
+  // the fused and plain variants differ only in their tails and share a shape; the batched
+  // variants (item 16) get a shape of their own
+  constexpr int B = kGatherBatch;
+  using Apply = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*, uint32_t);
+  using Update = void (*)(uint32_t, DeviceSystem, CgVectors, Reduction, CgScalars*);
+  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
+                              {applyKernel<F4, false, 1>, applyKernel<F4, true, 1>},
+                              &out[kApplyKernel])))
     return e;
-  if ((e = queryShape(applyKernel<F4, false, kGatherBatch>, kHeavyThreads, prefer_l1,
-                      &out[kApplyBatchedKernel])))
+  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
+                              {applyKernel<F4, false, B>, applyKernel<F4, true, B>},
+                              &out[kApplyBatchedKernel])))
     return e;
-  if ((e = queryShape(applyKernel<F4, true, kGatherBatch>, kHeavyThreads, prefer_l1,
-                      &batched_fused)))
+  if ((e = queryCommon<Update>(kLightThreads, prefer_l1,
+                               {updateKernel<F4, false>, updateKernel<F4, true>},
+                               &out[kUpdateKernel])))
     return e;
-  if ((e = queryShape(updateKernel<F4, false>, kLightThreads, prefer_l1, &out[kUpdateKernel])))
-    return e;
-  KernelShape fused_apply, fused_update;
-  if ((e = queryShape(applyKernel<F4, true, 1>, kHeavyThreads, prefer_l1, &fused_apply))) return e;
-  if ((e = queryShape(updateKernel<F4, true>, kLightThreads, prefer_l1, &fused_update))) return e;
-  out[kApplyKernel].block = std::min(out[kApplyKernel].block, fused_apply.block);
-  out[kApplyKernel].blocks_per_sm =
-      std::min(out[kApplyKernel].blocks_per_sm, fused_apply.blocks_per_sm);
-  KernelShape& batched = out[kApplyBatchedKernel];
-  batched.block = std::min(batched.block, batched_fused.block);
-  batched.blocks_per_sm = std::min(batched.blocks_per_sm, batched_fused.blocks_per_sm);
-  out[kUpdateKernel].block = std::min(out[kUpdateKernel].block, fused_update.block);
-  out[kUpdateKernel].blocks_per_sm =
-      std::min(out[kUpdateKernel].blocks_per_sm, fused_update.blocks_per_sm);
   if ((e = queryShape(directionKernel<F4>, kLightThreads, prefer_l1, &out[kDirectionKernel])))
     return e;
   // the three finishing kernels share one shape: a single block of at most kFinishThreads
