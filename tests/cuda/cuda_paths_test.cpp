@@ -525,13 +525,16 @@ struct Case {
   const Scene* scene;
   int lanes, block, interval, steps;
   int entries;  // the entries staged too: 1 (one round of rows), 0 (several), -1 (not asserted)
+  bool float4_layout = true;
+  bool prefer_l1 = true;
 };
 
 // Each case unstaged, with the halos only and with the halos and the entries: the same bytes
 void expectSameBits(std::initializer_list<Case> cases) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.scene->name + ", lanes " + std::to_string(c.lanes) + ", block " +
-                 std::to_string(c.block) + ", interval " + std::to_string(c.interval));
+                 std::to_string(c.block) + ", interval " + std::to_string(c.interval) +
+                 (c.float4_layout ? "" : ", float3") + (c.prefer_l1 ? "" : ", default carve-out"));
     State ends[3];
     for (int mode : {0, 1, 2}) {
       CudaOptions o = onPath(CgPath::kGrid);
@@ -541,6 +544,8 @@ void expectSameBits(std::initializer_list<Case> cases) {
       o.single_reduction_max_particles = 1 << 20;
       o.stage_halo = mode > 0 ? 1 : -1;
       o.stage_entries = mode == 2;
+      o.float4_layout = c.float4_layout;
+      o.prefer_l1 = c.prefer_l1;
       std::string why_not;
       auto gpu = createCudaBackend(o, &why_not);
       ASSERT_TRUE(gpu) << why_not;
@@ -585,6 +590,20 @@ TEST(StagedHalo, SameBitsOnLargerGrids) {
   const int one_round = device.multiprocessors == 132 ? 1 : -1;
   staged_test::expectSameBits({Case{&volume26, 0, 256, 0, 3, one_round},
                                Case{&mid, 0, 0, 0, 4, one_round}, Case{&large, 4, 0, 0, 3, 0}});
+}
+
+// The same in the packed float3 layout and with the default carve-out instead of the L1-preferred
+// one (then the halo's shared memory comes from the driver's own split), and with one lane and
+// several rounds of rows (cloth 384: 147456 rows, more than a grid of 256-thread blocks holds at
+// once on any current GPU; one lane takes gatherRows' plain grid-stride loop, not the lanes'
+// rounds)
+TEST(StagedHalo, SameBitsInFloat3WithTheDefaultCarveOutAndOneLaneInRounds) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  using staged_test::Case;
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {}), large = makeCloth(384, {});
+  staged_test::expectSameBits(
+      {Case{&cloth, 1, 256, 0, 20, 1, false, true}, Case{&volume, 4, 512, 3, 20, 1, false, false},
+       Case{&cloth, 16, 256, 0, 20, 1, true, false}, Case{&large, 1, 256, 0, 2, 0}});
 }
 
 // The automatic choice (stage_halo 0) on item 14's kernel: staged for rows of at least 16 entries
