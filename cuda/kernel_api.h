@@ -12,7 +12,6 @@
 
 namespace hooke::cuda {
 
-
 // One launch: grid-stride loops cover any count with any grid.
 struct Launch {
   int grid = 0;
