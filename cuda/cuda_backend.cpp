@@ -250,6 +250,7 @@ class CudaBackend final : public Backend {
   bool stagedInUse() const { return loaded_ && whole_.staged(); }
   bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
+  int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
 
  private:
   Status validate(const Model& model) const;
@@ -267,6 +268,7 @@ class CudaBackend final : public Backend {
   int lanesFor(const KernelShape& shape, bool one_block, size_t particles, size_t springs,
                bool batched) const;
   bool batchedApply(size_t particles) const;  // item 16 for the launched q = A p
+  int applyBatch(bool batched, size_t particles, size_t springs, int lanes) const;
   // item 14 applies to the fused grid path only
   bool singleReduction(size_t particles) const {
     return single_ok_ && options_.fused_finish &&
@@ -308,8 +310,8 @@ class CudaBackend final : public Backend {
   Reduction reduction_;
   Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
   Launch apply_, update_, direction_;
-  int apply_lanes_ = 1;         // item 13: threads per particle of the launched q = A p
-  bool apply_batched_ = false;  // item 16: its lanes batch their entries' loads
+  int apply_lanes_ = 1;  // item 13: threads per particle of the launched q = A p
+  int apply_batch_ = 1;  // item 16: entries whose loads its lanes issue together
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
   Reduction newton_reduction_;
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
@@ -385,8 +387,9 @@ Status CudaBackend::init() {
     return Status::error("CudaOptions::stage_halo must be 0 (automatic), 1 (on) or -1 (off), not " +
                          std::to_string(options_.stage_halo));
   }
-  if (options_.gather_batch != 0 && options_.gather_batch != 1 && options_.gather_batch != 4) {
-    return Status::error("CudaOptions::gather_batch must be 0 (automatic), 1 or 4, not " +
+  if (options_.gather_batch != 0 && options_.gather_batch != 1 && options_.gather_batch != 3 &&
+      options_.gather_batch != 4) {
+    return Status::error("CudaOptions::gather_batch must be 0 (automatic), 1, 3 or 4, not " +
                          std::to_string(options_.gather_batch));
   }
   if (options_.fault_at_step < 0) {
@@ -536,6 +539,18 @@ int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t parti
 bool CudaBackend::batchedApply(size_t particles) const {
   if (options_.gather_batch > 0) return options_.gather_batch > 1;
   return particles > kGatherThreadsPerSm * size_t(props_.multiProcessorCount);
+}
+
+// Item 16's batch when batched: two full batches of a lane's share of a row. 3 where a lane has
+// at most 6 entries on average (cloth's 12 on 2 lanes), else 4 (the volume's 26 on 4 lanes: 6.5).
+// On the H200 3 was 5 % faster at 1M cloth particles and 4 3 % faster at 265k volume particles
+// (bench/results/gpu-h200-2026-11-30-rejected-batch-sizes.json against -shape.json).
+int CudaBackend::applyBatch(bool batched, size_t particles, size_t springs, int lanes) const {
+  if (!batched) return 1;
+  if (options_.gather_batch > 1) return options_.gather_batch;
+  const double per_lane =
+      particles > 0 ? 2.0 * double(springs) / double(particles) / double(std::max(1, lanes)) : 0.0;
+  return per_lane <= 2.0 * cuda::kGatherBatchShort ? cuda::kGatherBatchShort : cuda::kGatherBatch;
 }
 
 Launch CudaBackend::launchFor(const KernelShape& shape, size_t count) const {
@@ -690,7 +705,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.use_graph = options_.cg_graph;
   plan.fused_finish = options_.fused_finish;
   plan.lanes = apply_lanes_;
-  plan.batched = apply_batched_;
+  plan.batch = apply_batch_;
   return plan;
 }
 
@@ -750,10 +765,13 @@ Status CudaBackend::load(const Model& model, const State& state) {
   particle_prepare_ = launchFor(step_shapes_[cuda::kParticlePrepareKernel], n);
   commit_ = launchFor(step_shapes_[cuda::kCommitKernel], n);
   visual_ = launchFor(step_shapes_[cuda::kVisualKernel], n);
-  apply_batched_ = batchedApply(n);
+  const bool batched = batchedApply(n);
+  apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, batched);
+  apply_batch_ = applyBatch(batched, n, springs, apply_lanes_);
   const KernelShape& apply_shape =
-      cg_shapes_[apply_batched_ ? cuda::kApplyBatchedKernel : cuda::kApplyKernel];
-  apply_lanes_ = lanesFor(apply_shape, false, n, springs, apply_batched_);
+      cg_shapes_[apply_batch_ == cuda::kGatherBatchShort ? cuda::kApplyBatched3Kernel
+                 : apply_batch_ > 1                      ? cuda::kApplyBatchedKernel
+                                                         : cuda::kApplyKernel];
   apply_ = launchFor(apply_shape, n * size_t(apply_lanes_));
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
@@ -1463,6 +1481,11 @@ bool cudaStagedHalo(const Backend& backend, bool* entries) {
 int cudaGridBlock(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr ? cuda->gridBlock() : 0;
+}
+
+int cudaGatherBatch(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr ? cuda->gatherBatch() : 0;
 }
 
 int cudaGatherLanes(const Backend& backend) {

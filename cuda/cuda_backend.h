@@ -53,11 +53,12 @@ struct CudaOptions {
   // size against the path's resident threads and the springs per particle (measured on the H200:
   // bench/results, "lanes"; CudaBackend::lanesFor)
   int gather_lanes = 0;
-  // Item 16, kLaunches: each lane of q = A p issues the loads of 4 of its entries (adjacency,
+  // Item 16, kLaunches: each lane of q = A p issues the loads of 3 or 4 of its entries (adjacency,
   // block, neighbour) before using any, instead of walking them one round trip at a time. 1: one
-  // at a time; 4: batched; 0: chosen at load (CudaBackend::batchedApply): batched for systems
-  // beyond 512 particles per multiprocessor, where the lanes rule then gives each lane about 6
-  // entries. The whole-CG paths always walk one at a time (batching measured 5–15 % slower
+  // at a time; 3 or 4: batches of that many; 0: chosen at load (CudaBackend::batchedApply,
+  // applyBatch): batched for systems beyond 512 particles per multiprocessor, where the lanes rule
+  // then gives each lane about 6 entries, in batches of 3 where a lane has at most 6 (two full
+  // batches), else 4. The whole-CG paths always walk one at a time (batching measured 5–15 % slower
   // there: bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
   int gather_batch = 0;
   // kGrid (with fused_finish) up to this many particles: Chronopoulos–Gear CG, all of an
@@ -165,6 +166,11 @@ bool cudaSingleReduction(const Backend& backend);
 // it is not a CUDA backend, holds no model or does not. *entries (if given): whether its blocks
 // stage their rows' entries too.
 bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr);
+
+// Entries whose loads each lane of the launched q = A p issues together (item 16: 1, 3 or 4) in a
+// loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is
+// on another path.
+int cudaGatherBatch(const Backend& backend);
 
 // Threads per block of the cooperative grid a loaded CUDA backend runs (CudaOptions::grid_block
 // resolved); 0 when it is not a CUDA backend, holds no model or is not on the grid path.

@@ -27,7 +27,7 @@ struct CgPlan {
   bool use_graph = false;
   bool fused_finish = false;  // 3 launches per iteration instead of 5
   int lanes = 1;              // threads per particle in q = A p
-  bool batched = false;       // item 16: each lane issues kGatherBatch entries' loads together
+  int batch = 1;              // item 16: entries whose loads each lane issues together (1, 3, 4)
 };
 
 class CudaPcg {

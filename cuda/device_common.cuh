@@ -18,9 +18,6 @@ namespace hooke::cuda {
 inline constexpr int kLightThreads = 512;   // point-wise and reduction kernels: few registers
 inline constexpr int kHeavyThreads = 256;   // gathers over springs: many registers
 inline constexpr int kFinishThreads = 256;  // single-block finishing reductions
-// adjacency entries whose loads a gathering lane of the launched q = A p may issue together
-// (batchedEntries; CudaOptions::gather_batch)
-inline constexpr int kGatherBatch = 4;
 
 template <bool F4>
 struct VecStorage {

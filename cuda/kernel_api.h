@@ -12,6 +12,12 @@
 
 namespace hooke::cuda {
 
+// Adjacency entries whose loads a gathering lane of the launched q = A p may issue together
+// (item 16, batchedEntries; CudaOptions::gather_batch): 4, or 3 where a lane's share of a row is
+// at most 6.
+inline constexpr int kGatherBatch = 4;
+inline constexpr int kGatherBatchShort = 3;
+
 // One launch: grid-stride loops cover any count with any grid.
 struct Launch {
   int grid = 0;
@@ -185,6 +191,7 @@ cudaError_t launchInvalidConfiguration(cudaStream_t stream);
 enum CgKernelId {
   kApplyKernel,
   kApplyBatchedKernel,
+  kApplyBatched3Kernel,  // batches of 3 (kGatherBatchShort)
   kUpdateKernel,
   kDirectionKernel,
   kFinishKernel,
@@ -201,12 +208,12 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
                           uint32_t particles, int vector_bytes);
 
 // q = A p and partial sums of p·q, each particle's springs over `lanes` threads (a power of two,
-// 1 to 32; launch.grid × launch.block threads cover lanes × particles in rounds), batched: each
-// lane issuing kGatherBatch entries' loads together; fused: the last block also computes α
-// (launchAlpha's work)
+// 1 to 32; launch.grid × launch.block threads cover lanes × particles in rounds), each lane
+// issuing `batch` entries' loads together (1, 3 or 4: item 16); fused: the last block also
+// computes α (launchAlpha's work)
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, bool batched);
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch);
 
 // α = r·z / p·q, or breakdown
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,

@@ -233,6 +233,11 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
                               {applyKernel<F4, false, B>, applyKernel<F4, true, B>},
                               &out[kApplyBatchedKernel])))
     return e;
+  constexpr int B3 = kGatherBatchShort;
+  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
+                              {applyKernel<F4, false, B3>, applyKernel<F4, true, B3>},
+                              &out[kApplyBatched3Kernel])))
+    return e;
   if ((e = queryCommon<Update>(kLightThreads, prefer_l1,
                                {updateKernel<F4, false>, updateKernel<F4, true>},
                                &out[kUpdateKernel])))
@@ -266,14 +271,16 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, bool batched) {
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch) {
   using Kernel = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*, uint32_t);
-  constexpr int B = kGatherBatch;
-  const Kernel kernels[2][2][2] = {{{applyKernel<false, false, 1>, applyKernel<false, false, B>},
-                                    {applyKernel<false, true, 1>, applyKernel<false, true, B>}},
-                                   {{applyKernel<true, false, 1>, applyKernel<true, false, B>},
-                                    {applyKernel<true, true, 1>, applyKernel<true, true, B>}}};
-  const Kernel kernel = kernels[float4_layout][fused][batched];
+  constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
+  const Kernel kernels[2][2][3] = {
+      {{applyKernel<false, false, 1>, applyKernel<false, false, B3>, applyKernel<false, false, B>},
+       {applyKernel<false, true, 1>, applyKernel<false, true, B3>, applyKernel<false, true, B>}},
+      {{applyKernel<true, false, 1>, applyKernel<true, false, B3>, applyKernel<true, false, B>},
+       {applyKernel<true, true, 1>, applyKernel<true, true, B3>, applyKernel<true, true, B>}}};
+  if (batch != 1 && batch != B3 && batch != B) return cudaErrorInvalidValue;
+  const Kernel kernel = kernels[float4_layout][fused][batch == 1 ? 0 : batch == B3 ? 1 : 2];
   kernel<<<launch.grid, launch.block, 0, stream>>>(model, system, cg, reduction, scalars,
                                                    static_cast<uint32_t>(lanes));
   return cudaGetLastError();

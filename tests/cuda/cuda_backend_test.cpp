@@ -283,6 +283,8 @@ std::vector<Variant> variants() {
     o.gather_lanes = lanes;
     out.push_back({"launched-batched-lanes-" + std::to_string(lanes), o});
   }
+  o.gather_batch = 3;
+  out.push_back({"launched-batched-3-lanes-8", o});
   // 512-thread grid blocks, with one barrier per iteration (item 14) and with two
   o = {};
   o.cg_path = CgPath::kGrid;

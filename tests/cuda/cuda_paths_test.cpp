@@ -440,21 +440,22 @@ TEST(GridBlock, A512ThreadGridFollowsTheCpu) {
   }
 }
 
-TEST(GatherBatch, RefusesAnythingBut0And1And4) {
+TEST(GatherBatch, RefusesAnythingBut0And1And3And4) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   expectOptionValues("gather_batch", [](CudaOptions& o, int v) { o.gather_batch = v; },
-                     {-1, 2, 3, 8}, {0, 1, 4});
+                     {-1, 2, 5, 8}, {0, 1, 3, 4});
 }
 
-// Item 16 changes when loads are issued, not what is summed: the launched path with batched
-// loads gives the unbatched run's bytes, for one lane and for several
+// Item 16 changes when loads are issued, not what is summed: the launched path with batches of 3
+// and of 4 gives the unbatched run's bytes, for one lane and for several
 TEST(GatherBatch, BatchedLaunchesGiveTheUnbatchedBits) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
   for (const Scene* scene : {&cloth, &volume}) {
     for (int lanes : {1, 4}) {
-      State ends[2];
-      for (int batch : {1, 4}) {
+      State ends[3];
+      int k = 0;
+      for (int batch : {1, 3, 4}) {
         CudaOptions o = onPath(CgPath::kLaunches);
         o.gather_lanes = lanes;
         o.gather_batch = batch;
@@ -463,10 +464,47 @@ TEST(GatherBatch, BatchedLaunchesGiveTheUnbatchedBits) {
         ASSERT_TRUE(gpu) << why_not;
         Trajectory run = runSteps(*gpu, *scene, implicitSettings(), 20);
         ASSERT_TRUE(run.ok) << run.error;
-        ends[batch == 4] = run.state;
+        ASSERT_EQ(cudaGatherBatch(*gpu), batch);
+        ends[k++] = run.state;
       }
-      EXPECT_TRUE(sameBytes(ends[0], ends[1])) << scene->name << ", " << lanes << " lanes";
+      EXPECT_TRUE(sameBytes(ends[0], ends[1])) << scene->name << ", " << lanes << " lanes, 3";
+      EXPECT_TRUE(sameBytes(ends[0], ends[2])) << scene->name << ", " << lanes << " lanes, 4";
     }
+  }
+}
+
+// The automatic batch (gather_batch 0): none up to 512 particles per multiprocessor; beyond,
+// two full batches of a lane's share of a row: 3 for cloth (12 entries on 2 lanes), 4 for the
+// volume (25 on 4 lanes) and for cloth on one lane (12); a forced size wins; 0 off the launched
+// path
+TEST(GatherBatch, AutomaticSizeFollowsTheEntriesPerLane) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  auto batchFor = [](const CudaOptions& o, const Scene& scene) {
+    std::string why_not;
+    auto gpu = createCudaBackend(o, &why_not);
+    if (!gpu || !gpu->load(scene.model, scene.state)) return -1;
+    return cudaGatherBatch(*gpu);
+  };
+  CudaDeviceInfo device;
+  std::string why_not;
+  ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+  const CudaOptions launched = onPath(CgPath::kLaunches);
+  EXPECT_EQ(batchFor(launched, makeCloth(16, {})), 1);
+  EXPECT_EQ(batchFor(onPath(CgPath::kGrid), makeCloth(16, {})), 0);
+  if (512 * device.multiprocessors < 262144) {
+    const Scene cloth = makeCloth(512, {}), volume = makeVolume(102, {});
+    if (device.multiprocessors >= 64) {  // the lanes rule's 2 and 4 (GatherLanes.Automatic*)
+      EXPECT_EQ(batchFor(launched, cloth), 3);
+      EXPECT_EQ(batchFor(launched, volume), 4);
+    }
+    CudaOptions one = launched;
+    one.gather_lanes = 1;
+    EXPECT_EQ(batchFor(one, cloth), 4);
+    CudaOptions forced = launched;
+    forced.gather_batch = 4;
+    EXPECT_EQ(batchFor(forced, cloth), 4);
+    forced.gather_batch = 1;
+    EXPECT_EQ(batchFor(forced, volume), 1);
   }
 }
 
