@@ -542,7 +542,7 @@ bool CudaBackend::batchedApply(size_t particles) const {
 }
 
 // Item 16's batch when batched: two full batches of a lane's share of a row. 3 where a lane has
-// at most 6 entries on average (cloth's 12 on 2 lanes), else 4 (the volume's 26 on 4 lanes: 6.5).
+// at most 6 entries on average (cloth's 12 on 2 lanes), else 4 (the volume's 25 on 4 lanes: 6.3).
 // On the H200 3 was 5 % faster at 1M cloth particles and 4 3 % faster at 265k volume particles
 // (bench/results/gpu-h200-2026-11-30-rejected-batch-sizes.json against -shape.json).
 int CudaBackend::applyBatch(bool batched, size_t particles, size_t springs, int lanes) const {
