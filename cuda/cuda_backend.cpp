@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cuda/compact_entries.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_pcg.h"
 #include "cuda/kernel_api.h"
@@ -251,6 +252,7 @@ class CudaBackend final : public Backend {
   bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
+  bool compactInUse() const { return loaded_ && compact_; }
 
  private:
   Status validate(const Model& model) const;
@@ -302,7 +304,8 @@ class CudaBackend final : public Backend {
   bool ordered_ = false;
   mutable std::vector<glm::vec3> host_order_staging_;  // a vector in device order, on the host
   void* arena_ = nullptr;
-  void* stage_arena_ = nullptr;  // item 18's halos, when the grid solve stages them
+  void* stage_arena_ = nullptr;    // item 18's halos, when the grid solve stages them
+  void* compact_arena_ = nullptr;  // item 20's entries, when the launched q = A p reads them
   Buffers buffers_;
   DeviceModel device_model_;
   DeviceSystem system_;
@@ -310,8 +313,9 @@ class CudaBackend final : public Backend {
   Reduction reduction_;
   Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
   Launch apply_, update_, direction_;
-  int apply_lanes_ = 1;  // item 13: threads per particle of the launched q = A p
-  int apply_batch_ = 1;  // item 16: entries whose loads its lanes issue together
+  int apply_lanes_ = 1;   // item 13: threads per particle of the launched q = A p
+  int apply_batch_ = 1;   // item 16: entries whose loads its lanes issue together
+  bool compact_ = false;  // item 20: it reads 4-byte entries
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
   Reduction newton_reduction_;
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
@@ -356,11 +360,14 @@ CudaBackend::~CudaBackend() {
 
 void CudaBackend::release() {
   pcg_.configure(CgPlan{});
-  if (arena_ || stage_arena_) cudaStreamSynchronize(stream_);
+  if (arena_ || stage_arena_ || compact_arena_) cudaStreamSynchronize(stream_);
   if (arena_) cudaFree(arena_);
   if (stage_arena_) cudaFree(stage_arena_);
+  if (compact_arena_) cudaFree(compact_arena_);
   arena_ = nullptr;
   stage_arena_ = nullptr;
+  compact_arena_ = nullptr;
+  compact_ = false;
   buffers_ = Buffers{};
   loaded_ = false;
   particles_ = springs_ = 0;
@@ -706,6 +713,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.fused_finish = options_.fused_finish;
   plan.lanes = apply_lanes_;
   plan.batch = apply_batch_;
+  plan.compact = compact_;
   return plan;
 }
 
@@ -781,6 +789,20 @@ Status CudaBackend::load(const Model& model, const State& state) {
   newton_trial_ = launchFor(newton_shapes_[cuda::kNewtonTrialKernel], n);
   bdf2_base_ = launchFor(newton_shapes_[cuda::kBdf2BaseKernel], n);
   HOOKE_TRY(choosePath(n, springs));
+  // item 20: the launched q = A p's 4-byte entries, with the shape of their own kernel
+  cuda::CompactEntries compact;
+  compact_ = options_.compact_entries && path_ == CgPath::kLaunches && apply_batch_ > 1 &&
+             cuda::buildCompactEntries(
+                 ends, row_start, reinterpret_cast<const int32_t*>(adjacency.data()), &compact);
+  if (compact_) {
+    apply_ =
+        launchFor(cg_shapes_[apply_batch_ == cuda::kGatherBatchShort ? cuda::kApplyCompact3Kernel
+                                                                     : cuda::kApplyCompactKernel],
+                  n * size_t(apply_lanes_));
+  }
+  const size_t compact_start_bytes = compact.own_start.size() * sizeof(uint32_t);
+  const size_t compact_bytes =
+      alignUp(compact_start_bytes, kAlignment) + compact.entries.size() * sizeof(uint32_t);
   const int whole_grid = path_ == CgPath::kGrid ? whole_launch_.grid : 1;
   // item 18: the halos of item 14's grid, when every one fits its block's shared memory
   static_assert(sizeof(int2) == 2 * sizeof(int32_t) && sizeof(uint2) == 2 * sizeof(uint32_t));
@@ -829,7 +851,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
 
   // the whole plan against the free memory before anything is allocated, with a headroom for the
   // context, graphs and other users of the device
-  const size_t needed = cudaModelBytes(n, springs, options_.float4_layout, stride) + stage_bytes;
+  const size_t needed =
+      cudaModelBytes(n, springs, options_.float4_layout, stride) + stage_bytes + compact_bytes;
   size_t free_bytes = 0, total_bytes = 0;
   HOOKE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
   const size_t reserve = std::max(32 * kMiB, total_bytes / 100);
@@ -873,6 +896,29 @@ Status CudaBackend::load(const Model& model, const State& state) {
     HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_entries, halo.entries.data(),
                                    halo.entries.size() * sizeof(uint32_t), cudaMemcpyHostToDevice,
                                    stream_));
+  }
+
+  if (compact_) {
+    allocated = cudaMalloc(&compact_arena_, compact_bytes);
+    if (allocated != cudaSuccess) {
+      cudaGetLastError();
+      compact_arena_ = nullptr;
+      compact_ = false;
+      return Status::error("could not allocate " + mib(compact_bytes) + " on " + props_.name +
+                           ": " + cudaGetErrorString(allocated));
+    }
+    const uintptr_t base = reinterpret_cast<uintptr_t>(compact_arena_);
+    device_model_.own_start = reinterpret_cast<const uint32_t*>(base);
+    device_model_.compact =
+        reinterpret_cast<const uint32_t*>(base + alignUp(compact_start_bytes, kAlignment));
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(compact_arena_, compact.own_start.data(), compact_start_bytes,
+                                   cudaMemcpyHostToDevice, stream_));
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(
+        const_cast<uint32_t*>(device_model_.compact), compact.entries.data(),
+        compact.entries.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_));
+  } else {
+    device_model_.own_start = nullptr;
+    device_model_.compact = nullptr;
   }
 
   HOOKE_CUDA_TRY(cudaMemsetAsync(arena_, 0, b.total_bytes, stream_));
@@ -1481,6 +1527,11 @@ bool cudaStagedHalo(const Backend& backend, bool* entries) {
 int cudaGridBlock(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr ? cuda->gridBlock() : 0;
+}
+
+bool cudaCompactEntries(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->compactInUse();
 }
 
 int cudaGatherBatch(const Backend& backend) {

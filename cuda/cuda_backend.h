@@ -101,6 +101,13 @@ struct CudaOptions {
   // entries (spring blocks and halo slots) to shared memory once per launch when they fit
   // (at most 8192), so the gather then touches global memory only for its own row
   bool stage_entries = true;
+  // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
+  // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
+  // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the
+  // lower end's first spring) per entry. The same sums, bit for bit. Needs the locality order's
+  // spring order (item 15), at most 32 springs towards higher slots per particle and fewer than
+  // 2^27 particles; otherwise the pairs.
+  bool compact_entries = true;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
   // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with
@@ -172,6 +179,10 @@ bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr);
 // on another path.
 int cudaGatherBatch(const Backend& backend);
 
+// Whether a loaded CUDA backend's launched q = A p reads item 20's 4-byte entries; false when it
+// is not a CUDA backend, holds no model or does not.
+bool cudaCompactEntries(const Backend& backend);
+
 // Threads per block of the cooperative grid a loaded CUDA backend runs (CudaOptions::grid_block
 // resolved); 0 when it is not a CUDA backend, holds no model or is not on the grid path.
 int cudaGridBlock(const Backend& backend);
@@ -184,7 +195,8 @@ const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 // multiprocessors at most). The CUDA context and graphs come on top; load() refuses a model whose
 // arena plus a headroom for those does not fit in the device's free memory, with a one-line
 // "needs X MiB of device memory, Y MiB free" message. A grid solve that stages halos (item 18)
-// allocates their lists on top: 4 bytes per halo slot and per block, 8 per adjacency entry.
+// allocates their lists on top: 4 bytes per halo slot and per block, 8 per adjacency entry; the
+// launched path with item 20's entries 4 bytes per particle and per adjacency entry.
 size_t cudaModelBytes(size_t particles, size_t springs, bool float4_layout,
                       size_t reduction_blocks);
 

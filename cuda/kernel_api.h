@@ -35,10 +35,15 @@ struct DeviceModel {
   // (2 springs) per particle, its springs in increasing spring order: x = spring index,
   // y = the other end's particle, bit-inverted (~y) when this particle is the spring's j end
   const int2* adjacency = nullptr;
-  const uint2* ends = nullptr;       // (springs) i, j
-  const float* rest = nullptr;       // (springs) L
-  const float* stiffness = nullptr;  // (springs) k
-  const float* damping = nullptr;    // (springs) c
+  // item 20, the launched q = A p only, or nullptr: the adjacency in 4 bytes an entry,
+  // other << kCompactShift | k, the spring being own_start[min(this particle, other)] + k
+  // (cuda/compact_entries.h)
+  const uint32_t* compact = nullptr;    // (2 springs)
+  const uint32_t* own_start = nullptr;  // (particles + 1)
+  const uint2* ends = nullptr;          // (springs) i, j
+  const float* rest = nullptr;          // (springs) L
+  const float* stiffness = nullptr;     // (springs) k
+  const float* damping = nullptr;       // (springs) c
   glm::vec3 gravity{0.0f};
   float drag = 0.0f;
 };
@@ -192,6 +197,8 @@ enum CgKernelId {
   kApplyKernel,
   kApplyBatchedKernel,
   kApplyBatched3Kernel,  // batches of 3 (kGatherBatchShort)
+  kApplyCompactKernel,   // item 20's 4-byte entries, batches of kGatherBatch
+  kApplyCompact3Kernel,  // and of kGatherBatchShort
   kUpdateKernel,
   kDirectionKernel,
   kFinishKernel,
@@ -209,11 +216,13 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 
 // q = A p and partial sums of p·q, each particle's springs over `lanes` threads (a power of two,
 // 1 to 32; launch.grid × launch.block threads cover lanes × particles in rounds), each lane
-// issuing `batch` entries' loads together (1, 3 or 4: item 16); fused: the last block also
-// computes α (launchAlpha's work)
+// issuing `batch` entries' loads together (1, 3 or 4: item 16); compact: reading item 20's
+// 4-byte entries (model.compact; batches of 3 or 4 only); fused: the last block also computes α
+// (launchAlpha's work)
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, int batch);
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch,
+                        bool compact);
 
 // α = r·z / p·q, or breakdown
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,

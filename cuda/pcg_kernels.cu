@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda/common_shape.h"
+#include "cuda/compact_entries.h"
 #include "cuda/device_common.cuh"
 #include "cuda/kernel_api.h"
 #include "sim/spring_force.h"
@@ -46,9 +47,10 @@ __device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* 
 // (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} S_s (p_i − p_o)   (o: the spring's other end),
 // zero at pinned particles (their rows are filtered); partial sums of p·(A p). Each particle's
 // springs are split over `lanes` threads (item 13), each lane issuing the loads of kBatch of its
-// entries together (item 16). Fused: the last block to finish sums the partials and computes α
-// itself.
-template <bool F4, bool kFused, int kBatch>
+// entries together (item 16), from the (spring, other) pairs or (kCompact) from item 20's 4-byte
+// entries: the same entries in the same order, so the same bits. Fused: the last block to finish
+// sums the partials and computes α itself.
+template <bool F4, bool kFused, int kBatch, bool kCompact = false>
 __global__ void __launch_bounds__(kHeavyThreads)
     applyKernel(DeviceModel m, DeviceSystem sys, CgVectors cg, Reduction reduction,
                 CgScalars* scalars, uint32_t lanes) {
@@ -68,8 +70,14 @@ __global__ void __launch_bounds__(kHeavyThreads)
     batchedEntries<kBatch>(
         __ldg(m.row_start + i) + sub, __ldg(m.row_start + i + 1), lanes_now,
         [&](uint32_t e) {
-          const Incident s = incident(m.adjacency, e);
-          return Entry{__ldg(sys.block + s.spring), loadConst(p, s.other)};
+          if constexpr (kCompact) {
+            const uint32_t c = __ldg(m.compact + e), other = c >> kCompactShift;
+            const uint32_t spring = __ldg(m.own_start + min(i, other)) + (c & (kCompactMaxRun - 1));
+            return Entry{__ldg(sys.block + spring), loadConst(p, other)};
+          } else {
+            const Incident s = incident(m.adjacency, e);
+            return Entry{__ldg(sys.block + s.spring), loadConst(p, s.other)};
+          }
         },
         // S (p_i − p_o): the same bits as ±S (p_{i_s} − p_{j_s}), S (−d) = −S d exactly
         [&](const Entry& en) { r.springs += applyPacked(en.block, r.pi - en.po); });
@@ -238,6 +246,14 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
                               {applyKernel<F4, false, B3>, applyKernel<F4, true, B3>},
                               &out[kApplyBatched3Kernel])))
     return e;
+  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
+                              {applyKernel<F4, false, B, true>, applyKernel<F4, true, B, true>},
+                              &out[kApplyCompactKernel])))
+    return e;
+  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
+                              {applyKernel<F4, false, B3, true>, applyKernel<F4, true, B3, true>},
+                              &out[kApplyCompact3Kernel])))
+    return e;
   if ((e = queryCommon<Update>(kLightThreads, prefer_l1,
                                {updateKernel<F4, false>, updateKernel<F4, true>},
                                &out[kUpdateKernel])))
@@ -271,16 +287,25 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, int batch) {
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch,
+                        bool compact) {
   using Kernel = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*, uint32_t);
   constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
-  const Kernel kernels[2][2][3] = {
-      {{applyKernel<false, false, 1>, applyKernel<false, false, B3>, applyKernel<false, false, B>},
-       {applyKernel<false, true, 1>, applyKernel<false, true, B3>, applyKernel<false, true, B>}},
-      {{applyKernel<true, false, 1>, applyKernel<true, false, B3>, applyKernel<true, false, B>},
-       {applyKernel<true, true, 1>, applyKernel<true, true, B3>, applyKernel<true, true, B>}}};
+  // [layout][fused][batch 1, 3, 4, compact 3, compact 4]
+  const Kernel kernels[2][2][5] = {
+      {{applyKernel<false, false, 1>, applyKernel<false, false, B3>, applyKernel<false, false, B>,
+        applyKernel<false, false, B3, true>, applyKernel<false, false, B, true>},
+       {applyKernel<false, true, 1>, applyKernel<false, true, B3>, applyKernel<false, true, B>,
+        applyKernel<false, true, B3, true>, applyKernel<false, true, B, true>}},
+      {{applyKernel<true, false, 1>, applyKernel<true, false, B3>, applyKernel<true, false, B>,
+        applyKernel<true, false, B3, true>, applyKernel<true, false, B, true>},
+       {applyKernel<true, true, 1>, applyKernel<true, true, B3>, applyKernel<true, true, B>,
+        applyKernel<true, true, B3, true>, applyKernel<true, true, B, true>}}};
   if (batch != 1 && batch != B3 && batch != B) return cudaErrorInvalidValue;
-  const Kernel kernel = kernels[float4_layout][fused][batch == 1 ? 0 : batch == B3 ? 1 : 2];
+  if (compact && (batch == 1 || model.compact == nullptr || model.own_start == nullptr))
+    return cudaErrorInvalidValue;
+  const int variant = (batch == 1 ? 0 : batch == B3 ? 1 : 2) + (compact ? 2 : 0);
+  const Kernel kernel = kernels[float4_layout][fused][variant];
   kernel<<<launch.grid, launch.block, 0, stream>>>(model, system, cg, reduction, scalars,
                                                    static_cast<uint32_t>(lanes));
   return cudaGetLastError();

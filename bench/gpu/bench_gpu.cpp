@@ -169,7 +169,8 @@ CudaOptions originalOptions() {
   o.gather_lanes = 1;
   o.locality_order = false;
   o.gather_batch = 1;
-  o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
+  o.compact_entries = false;  // item 20 (it needs batched loads anyway)
+  o.l2_persist = true;        // item 6 (off by default since this benchmark's first H200 run)
   return o;
 }
 
@@ -298,6 +299,10 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     CudaOptions o;
     o.cg_path = CgPath::kLaunches;  // graph + fused finishing
     alternatives.push_back({"launches-graph", o});
+    if (n > 131072) {  // item 20 each way where the launched path runs
+      o.compact_entries = false;
+      alternatives.push_back({"launches-pairs", o});
+    }
     o = {};
     o.cg_path = CgPath::kGrid;
     alternatives.push_back({"grid", o});
@@ -342,6 +347,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"grid_block", Json::integer(run.grid_block)},
                                       {"staged", Json::boolean(run.staged)},
                                       {"staged_entries", Json::boolean(run.staged_entries)},
+                                      {"compact", Json::boolean(run.compact)},
                                       {"error", Json::string(run.error)}}));
     }
   }
@@ -392,6 +398,7 @@ constexpr Item kItems[] = {
     {17, "16", "batched gather loads in the launched A p (off: one entry at a time)"},
     {18, "17", "grid lanes hold their row's adjacency entries in registers (off: walked)"},
     {19, "18", "halos staged in shared memory for item 14's gather (off: recomputed by gatherers)"},
+    {20, "20", "4-byte adjacency entries in the launched A p (off: 8-byte spring, other pairs)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -479,6 +486,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
           note = "not staged at this size (the rule)";
         }
         o.stage_halo = -1;
+        break;
+      case 20:
+        applies = launched && base.compact;
+        if (!applies) note = "the launched path with batched loads only";
+        o.compact_entries = false;
         break;
       case 14:
         applies = base.lanes > 1;

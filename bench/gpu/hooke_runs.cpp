@@ -59,6 +59,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.grid_block = grid_block;
   out.staged = staged;
   out.staged_entries = staged_entries;
+  out.compact = cudaCompactEntries(*backend);
   return out;
 }
 
