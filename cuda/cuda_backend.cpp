@@ -714,6 +714,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.lanes = apply_lanes_;
   plan.batch = apply_batch_;
   plan.compact = compact_;
+  plan.dependent = options_.dependent_launch && props_.major >= 9;
   return plan;
 }
 

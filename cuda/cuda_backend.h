@@ -108,6 +108,11 @@ struct CudaOptions {
   // spring order (item 15), at most 32 springs towards higher slots per particle and fewer than
   // 2^27 particles; otherwise the pairs.
   bool compact_entries = true;
+  // Item 21, kLaunches on sm_90 and later: programmatic dependent launch. Each CG iteration kernel
+  // may be scheduled while the one before it still runs, and waits for its results on the
+  // device (griddepcontrol), so the next grid's launch and block start overlap the last one's
+  // tail. The same results, bit for bit. Ignored on devices before sm_90.
+  bool dependent_launch = true;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
   // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with

@@ -31,17 +31,21 @@ void CudaPcg::configure(const CgPlan& plan) {
 Status CudaPcg::launchIteration() {
   const CgPlan& c = plan_;
   HOOKE_CUDA_TRY(launchApply(c.apply, c.stream, c.float4_layout, c.fused_finish, c.model, c.system,
-                             c.vectors, c.reduction, c.scalars, c.lanes, c.batch, c.compact));
+                             c.vectors, c.reduction, c.scalars, c.lanes, c.batch, c.compact,
+                             c.dependent));
   if (!c.fused_finish) {
-    HOOKE_CUDA_TRY(launchAlpha(c.finish_threads, c.stream, c.reduction, c.apply.grid, c.scalars));
+    HOOKE_CUDA_TRY(
+        launchAlpha(c.finish_threads, c.stream, c.reduction, c.apply.grid, c.scalars, c.dependent));
   }
   HOOKE_CUDA_TRY(launchUpdate(c.update, c.stream, c.float4_layout, c.fused_finish,
-                              c.model.particles, c.system, c.vectors, c.reduction, c.scalars));
+                              c.model.particles, c.system, c.vectors, c.reduction, c.scalars,
+                              c.dependent));
   if (!c.fused_finish) {
-    HOOKE_CUDA_TRY(launchBeta(c.finish_threads, c.stream, c.reduction, c.update.grid, c.scalars));
+    HOOKE_CUDA_TRY(
+        launchBeta(c.finish_threads, c.stream, c.reduction, c.update.grid, c.scalars, c.dependent));
   }
   HOOKE_CUDA_TRY(launchDirection(c.direction, c.stream, c.float4_layout, c.model.particles,
-                                 c.vectors, c.scalars));
+                                 c.vectors, c.scalars, c.dependent));
   return Status::ok();
 }
 

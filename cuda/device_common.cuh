@@ -254,6 +254,19 @@ __device__ __forceinline__ glm::vec3 addSpringForces(const DeviceModel& m, const
   return f;
 }
 
+// Item 21 (programmatic dependent launch, sm_90): a launched CG kernel may be scheduled while the
+// kernel before it in the stream still runs (CudaOptions::dependent_launch). It waits here until
+// that kernel has finished and its writes are visible, then lets the kernel after it be
+// scheduled, so at most two grids are in flight and every read sees what the one before wrote.
+// Returns at once for a kernel launched without the attribute, and compiles to nothing below
+// sm_90.
+__device__ __forceinline__ void awaitPrevious() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ uint32_t firstIndex() {
   return blockIdx.x * blockDim.x + threadIdx.x;
 }

@@ -191,6 +191,9 @@ cudaError_t launchBdf2Base(Launch launch, cudaStream_t stream, bool float4_layou
 cudaError_t launchInvalidConfiguration(cudaStream_t stream);
 
 // ---- pcg_kernels.cu ----
+// Every launch below takes `dependent` (item 21, CudaOptions::dependent_launch, sm_90 only): the
+// kernel may be scheduled while the one before it in the stream still runs; it waits for that
+// one's results itself (awaitPrevious).
 // kApplyBatchedKernel: q = A p with item 16's batched loads (its own shape: it may need more
 // registers)
 enum CgKernelId {
@@ -221,26 +224,27 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 // (launchAlpha's work)
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, int batch,
-                        bool compact);
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch, bool compact,
+                        bool dependent);
 
 // α = r·z / p·q, or breakdown
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,
-                        CgScalars* scalars);
+                        CgScalars* scalars, bool dependent);
 
 // Δv += α p, r −= α q, z = P⁻¹ r, and partial sums of r·r and r·z; fused: the last block also
 // does launchBeta's work
 cudaError_t launchUpdate(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                          uint32_t particles, const DeviceSystem& system, const CgVectors& cg,
-                         Reduction reduction, CgScalars* scalars);
+                         Reduction reduction, CgScalars* scalars, bool dependent);
 
 // |r|, convergence and cap; β = (r·z)_new / (r·z)_old
 cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, int count,
-                       CgScalars* scalars);
+                       CgScalars* scalars, bool dependent);
 
 // p = z + β p
 cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layout,
-                            uint32_t particles, const CgVectors& cg, const CgScalars* scalars);
+                            uint32_t particles, const CgVectors& cg, const CgScalars* scalars,
+                            bool dependent);
 
 // ---- whole_cg_kernels.cu ----
 // The whole PCG solve in one launch: one block (directions in shared memory) or a cooperative

@@ -4,6 +4,7 @@
 // iterations past convergence, the cap or a breakdown change nothing. No float atomics.
 #include <algorithm>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "cuda/common_shape.h"
@@ -54,6 +55,7 @@ template <bool F4, bool kFused, int kBatch, bool kCompact = false>
 __global__ void __launch_bounds__(kHeavyThreads)
     applyKernel(DeviceModel m, DeviceSystem sys, CgVectors cg, Reduction reduction,
                 CgScalars* scalars, uint32_t lanes) {
+  awaitPrevious();
   if (scalars->done) return;  // uniform across the grid
   const Vec<F4>* __restrict__ p = static_cast<const Vec<F4>*>(cg.p);
   Vec<F4>* __restrict__ q = static_cast<Vec<F4>*>(cg.q);
@@ -105,6 +107,7 @@ template <bool F4, bool kFused>
 __global__ void __launch_bounds__(kLightThreads)
     updateKernel(uint32_t particles, DeviceSystem sys, CgVectors cg, Reduction reduction,
                  CgScalars* scalars) {
+  awaitPrevious();
   if (scalars->done) return;
   const float alpha = scalars->alpha;
   const Vec<F4>* __restrict__ p = static_cast<const Vec<F4>*>(cg.p);
@@ -134,6 +137,7 @@ __global__ void __launch_bounds__(kLightThreads)
 template <bool F4>
 __global__ void __launch_bounds__(kLightThreads)
     directionKernel(uint32_t particles, CgVectors cg, const CgScalars* __restrict__ scalars) {
+  awaitPrevious();
   if (scalars->done) return;
   const float beta = scalars->beta;
   const Vec<F4>* __restrict__ z = static_cast<const Vec<F4>*>(cg.z);
@@ -181,6 +185,7 @@ __global__ void __launch_bounds__(kFinishThreads)
 // α, as the second stage of the p·A p reduction
 __global__ void __launch_bounds__(kFinishThreads)
     alphaKernel(Reduction reduction, int count, CgScalars* scalars) {
+  awaitPrevious();
   if (scalars->done) return;
   double sums[1];
   sumPartials<1>(reduction, count, sums);
@@ -190,6 +195,7 @@ __global__ void __launch_bounds__(kFinishThreads)
 // |r|, convergence, cap and β, as the second stage of the r·r and r·z reductions
 __global__ void __launch_bounds__(kFinishThreads)
     betaKernel(Reduction reduction, int count, CgScalars* scalars) {
+  awaitPrevious();
   if (scalars->done) return;
   double sums[2];
   sumPartials<2>(reduction, count, sums);
@@ -271,6 +277,24 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
   return cudaSuccess;
 }
 
+// One launch of a CG kernel; dependent (item 21): allowed to be scheduled while the kernel before
+// it in the stream runs (the kernel's awaitPrevious keeps the order of their memory effects)
+template <typename... Params, typename... Args>
+cudaError_t launchCg(void (*kernel)(Params...), int grid, int block, cudaStream_t stream,
+                     bool dependent, Args&&... args) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(grid));
+  config.blockDim = dim3(static_cast<unsigned>(block));
+  config.dynamicSmemBytes = 0;
+  config.stream = stream;
+  config.attrs = dependent ? &attribute : nullptr;
+  config.numAttrs = dependent ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
 }  // namespace
 
 cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, KernelShape out[kCgKernelCount]) {
@@ -287,8 +311,8 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, int batch,
-                        bool compact) {
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch, bool compact,
+                        bool dependent) {
   using Kernel = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*, uint32_t);
   constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
   // [layout][fused][batch 1, 3, 4, compact 3, compact 4]
@@ -306,40 +330,34 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
     return cudaErrorInvalidValue;
   const int variant = (batch == 1 ? 0 : batch == B3 ? 1 : 2) + (compact ? 2 : 0);
   const Kernel kernel = kernels[float4_layout][fused][variant];
-  kernel<<<launch.grid, launch.block, 0, stream>>>(model, system, cg, reduction, scalars,
-                                                   static_cast<uint32_t>(lanes));
-  return cudaGetLastError();
+  return launchCg(kernel, launch.grid, launch.block, stream, dependent, model, system, cg,
+                  reduction, scalars, static_cast<uint32_t>(lanes));
 }
 
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,
-                        CgScalars* scalars) {
-  alphaKernel<<<1, threads, 0, stream>>>(reduction, count, scalars);
-  return cudaGetLastError();
+                        CgScalars* scalars, bool dependent) {
+  return launchCg(alphaKernel, 1, threads, stream, dependent, reduction, count, scalars);
 }
 
 cudaError_t launchUpdate(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                          uint32_t particles, const DeviceSystem& system, const CgVectors& cg,
-                         Reduction reduction, CgScalars* scalars) {
+                         Reduction reduction, CgScalars* scalars, bool dependent) {
   auto kernel = float4_layout ? (fused ? updateKernel<true, true> : updateKernel<true, false>)
                               : (fused ? updateKernel<false, true> : updateKernel<false, false>);
-  kernel<<<launch.grid, launch.block, 0, stream>>>(particles, system, cg, reduction, scalars);
-  return cudaGetLastError();
+  return launchCg(kernel, launch.grid, launch.block, stream, dependent, particles, system, cg,
+                  reduction, scalars);
 }
 
 cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, int count,
-                       CgScalars* scalars) {
-  betaKernel<<<1, threads, 0, stream>>>(reduction, count, scalars);
-  return cudaGetLastError();
+                       CgScalars* scalars, bool dependent) {
+  return launchCg(betaKernel, 1, threads, stream, dependent, reduction, count, scalars);
 }
 
 cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layout,
-                            uint32_t particles, const CgVectors& cg, const CgScalars* scalars) {
-  if (float4_layout) {
-    directionKernel<true><<<launch.grid, launch.block, 0, stream>>>(particles, cg, scalars);
-  } else {
-    directionKernel<false><<<launch.grid, launch.block, 0, stream>>>(particles, cg, scalars);
-  }
-  return cudaGetLastError();
+                            uint32_t particles, const CgVectors& cg, const CgScalars* scalars,
+                            bool dependent) {
+  auto kernel = float4_layout ? directionKernel<true> : directionKernel<false>;
+  return launchCg(kernel, launch.grid, launch.block, stream, dependent, particles, cg, scalars);
 }
 
 }  // namespace hooke::cuda

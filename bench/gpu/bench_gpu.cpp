@@ -169,8 +169,9 @@ CudaOptions originalOptions() {
   o.gather_lanes = 1;
   o.locality_order = false;
   o.gather_batch = 1;
-  o.compact_entries = false;  // item 20 (it needs batched loads anyway)
-  o.l2_persist = true;        // item 6 (off by default since this benchmark's first H200 run)
+  o.compact_entries = false;   // item 20 (it needs batched loads anyway)
+  o.dependent_launch = false;  // item 21
+  o.l2_persist = true;         // item 6 (off by default since this benchmark's first H200 run)
   return o;
 }
 
@@ -299,6 +300,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     CudaOptions o;
     o.cg_path = CgPath::kLaunches;  // graph + fused finishing
     alternatives.push_back({"launches-graph", o});
+    o.dependent_launch = false;  // item 21 off, at every size
+    alternatives.push_back({"launches-plain-order", o});
+    o.dependent_launch = true;
     if (n > 131072) {  // item 20 each way where the launched path runs
       o.compact_entries = false;
       alternatives.push_back({"launches-pairs", o});
@@ -399,6 +403,7 @@ constexpr Item kItems[] = {
     {18, "17", "grid lanes hold their row's adjacency entries in registers (off: walked)"},
     {19, "18", "halos staged in shared memory for item 14's gather (off: recomputed by gatherers)"},
     {20, "20", "4-byte adjacency entries in the launched A p (off: 8-byte spring, other pairs)"},
+    {21, "21", "programmatic dependent launch of the launched path's kernels (off: plain order)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -491,6 +496,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = launched && base.compact;
         if (!applies) note = "the launched path with batched loads only";
         o.compact_entries = false;
+        break;
+      case 21:
+        applies = launched;
+        if (!applies) note = "the launched path only";
+        o.dependent_launch = false;
         break;
       case 14:
         applies = base.lanes > 1;

@@ -1,5 +1,6 @@
 // Item 20's 4-byte adjacency entries: the host builder (no device needed) and the launched
-// q = A p that reads them (needs a device; skipped, never passed, where there is none).
+// q = A p that reads them; item 21's dependent launches of the launched path (both need a device;
+// skipped, never passed, where there is none).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -190,6 +191,39 @@ TEST(CompactEntries, OnWhereTheLaunchedPathBatchesInTheLocalityOrder) {
   EXPECT_EQ(compactFor(grid, cloth), 0);
   // the automatic path and batch at a size the launched path takes
   EXPECT_EQ(compactFor(CudaOptions{}, makeCloth(512, {})), 1);
+}
+
+// Item 21 changes when the launched path's kernels are scheduled, never what they read: with
+// dependent launches the run gives the plain order's bytes, fused and unfused (five launches per
+// iteration), with graphs and without, and on a batched size with item 20's entries
+TEST(DependentLaunch, LaunchedPathGivesThePlainOrdersBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
+  struct Case {
+    bool fused, graph;
+    int batch;
+  };
+  for (const Scene* scene : {&cloth, &volume}) {
+    for (const Case c :
+         {Case{true, true, 0}, Case{false, true, 0}, Case{true, false, 0}, Case{true, true, 3}}) {
+      SCOPED_TRACE(scene->name + (c.fused ? ", fused" : ", unfused") +
+                   (c.graph ? ", graph" : ", stream") + ", batch " + std::to_string(c.batch));
+      State ends[2];
+      for (bool dependent : {false, true}) {
+        CudaOptions o = launched(0, c.batch, true);
+        o.fused_finish = c.fused;
+        o.cg_graph = c.graph;
+        o.dependent_launch = dependent;
+        std::string why_not;
+        auto gpu = createCudaBackend(o, &why_not);
+        ASSERT_TRUE(gpu) << why_not;
+        Trajectory run = runSteps(*gpu, *scene, settingsFor(Integrator::kImplicit), 20);
+        ASSERT_TRUE(run.ok) << run.error;
+        ends[dependent] = run.state;
+      }
+      EXPECT_TRUE(sameBytes(ends[0], ends[1]));
+    }
+  }
 }
 
 }  // namespace
