@@ -253,6 +253,9 @@ class CudaBackend final : public Backend {
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
   bool compactInUse() const { return loaded_ && compact_; }
+  bool dependentInUse() const {
+    return loaded_ && path_ == CgPath::kLaunches && cgPlan().dependent;
+  }
 
  private:
   Status validate(const Model& model) const;
@@ -714,7 +717,9 @@ CgPlan CudaBackend::cgPlan() const {
   plan.lanes = apply_lanes_;
   plan.batch = apply_batch_;
   plan.compact = compact_;
-  plan.dependent = options_.dependent_launch && props_.major >= 9;
+  plan.dependent =
+      props_.major >= 9 &&
+      device_model_.particles <= uint32_t(std::max(0, options_.dependent_launch_max_particles));
   return plan;
 }
 
@@ -1533,6 +1538,11 @@ int cudaGridBlock(const Backend& backend) {
 bool cudaCompactEntries(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->compactInUse();
+}
+
+bool cudaDependentLaunch(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->dependentInUse();
 }
 
 int cudaGatherBatch(const Backend& backend) {

@@ -108,11 +108,16 @@ struct CudaOptions {
   // spring order (item 15), at most 32 springs towards higher slots per particle and fewer than
   // 2^27 particles; otherwise the pairs.
   bool compact_entries = true;
-  // Item 21, kLaunches on sm_90 and later: programmatic dependent launch. Each CG iteration kernel
-  // may be scheduled while the one before it still runs, and waits for its results on the
-  // device (griddepcontrol), so the next grid's launch and block start overlap the last one's
-  // tail. The same results, bit for bit. Ignored on devices before sm_90.
-  bool dependent_launch = true;
+  // Item 21, kLaunches on sm_90 and later, up to this many particles: programmatic dependent
+  // launch. Each CG iteration kernel may be scheduled while the one before it still runs, and
+  // waits for its results on the device (griddepcontrol), so the next grid's launch and block
+  // start overlap the last one's tail. The same results, bit for bit. On the H200 it was 6–15 %
+  // faster per iteration up to 65k cloth particles and 8–9 % at 16k, but 11 % slower at the
+  // 65k volume and 14–16 % slower at 1M particles
+  // (bench/results/gpu-h200-2026-12-01-dependent.json, "paths"); so by default it stays below the
+  // launched path's sizes on the H200 (its grid path runs up to 131072) and serves devices without
+  // cooperative launches and forced launches. 0: never. Ignored on devices before sm_90.
+  int dependent_launch_max_particles = 32768;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)
   // Benchmark ablation only: compile the whole-CG kernel (kOneBlock, kGrid; float4 layout) with
@@ -187,6 +192,10 @@ int cudaGatherBatch(const Backend& backend);
 // Whether a loaded CUDA backend's launched q = A p reads item 20's 4-byte entries; false when it
 // is not a CUDA backend, holds no model or does not.
 bool cudaCompactEntries(const Backend& backend);
+
+// Whether a loaded CUDA backend on the launched path launches its CG kernels dependently (item
+// 21); false when it is not a CUDA backend, holds no model, is on another path or does not.
+bool cudaDependentLaunch(const Backend& backend);
 
 // Threads per block of the cooperative grid a loaded CUDA backend runs (CudaOptions::grid_block
 // resolved); 0 when it is not a CUDA backend, holds no model or is not on the grid path.

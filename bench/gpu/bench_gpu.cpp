@@ -8,6 +8,7 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -169,9 +170,9 @@ CudaOptions originalOptions() {
   o.gather_lanes = 1;
   o.locality_order = false;
   o.gather_batch = 1;
-  o.compact_entries = false;   // item 20 (it needs batched loads anyway)
-  o.dependent_launch = false;  // item 21
-  o.l2_persist = true;         // item 6 (off by default since this benchmark's first H200 run)
+  o.compact_entries = false;             // item 20 (it needs batched loads anyway)
+  o.dependent_launch_max_particles = 0;  // item 21
+  o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
   return o;
 }
 
@@ -300,9 +301,12 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     CudaOptions o;
     o.cg_path = CgPath::kLaunches;  // graph + fused finishing
     alternatives.push_back({"launches-graph", o});
-    o.dependent_launch = false;  // item 21 off, at every size
+    // item 21 each way, at every size
+    o.dependent_launch_max_particles = 0;
     alternatives.push_back({"launches-plain-order", o});
-    o.dependent_launch = true;
+    o.dependent_launch_max_particles = std::numeric_limits<int>::max();
+    alternatives.push_back({"launches-dependent", o});
+    o.dependent_launch_max_particles = CudaOptions{}.dependent_launch_max_particles;
     if (n > 131072) {  // item 20 each way where the launched path runs
       o.compact_entries = false;
       alternatives.push_back({"launches-pairs", o});
@@ -498,9 +502,9 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         o.compact_entries = false;
         break;
       case 21:
-        applies = launched;
-        if (!applies) note = "the launched path only";
-        o.dependent_launch = false;
+        applies = launched && n <= size_t(o.dependent_launch_max_particles);
+        if (!applies) note = "the launched path up to dependent_launch_max_particles only";
+        o.dependent_launch_max_particles = 0;
         break;
       case 14:
         applies = base.lanes > 1;

@@ -3,6 +3,7 @@
 // skipped, never passed, where there is none).
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -213,17 +214,42 @@ TEST(DependentLaunch, LaunchedPathGivesThePlainOrdersBits) {
         CudaOptions o = launched(0, c.batch, true);
         o.fused_finish = c.fused;
         o.cg_graph = c.graph;
-        o.dependent_launch = dependent;
+        o.dependent_launch_max_particles = dependent ? std::numeric_limits<int>::max() : 0;
         std::string why_not;
         auto gpu = createCudaBackend(o, &why_not);
         ASSERT_TRUE(gpu) << why_not;
         Trajectory run = runSteps(*gpu, *scene, settingsFor(Integrator::kImplicit), 20);
         ASSERT_TRUE(run.ok) << run.error;
+        CudaDeviceInfo device;
+        ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+        ASSERT_EQ(cudaDependentLaunch(*gpu), dependent && device.compute_major >= 9);
         ends[dependent] = run.state;
       }
       EXPECT_TRUE(sameBytes(ends[0], ends[1]));
     }
   }
+}
+
+// By default up to 32768 particles on the launched path (sm_90), never on the others
+TEST(DependentLaunch, DefaultUpToTheMeasuredSizeOnTheLaunchedPath) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaDeviceInfo device;
+  std::string why_not;
+  ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+  auto dependentFor = [](const CudaOptions& o, const Scene& scene) {
+    std::string why_not;
+    auto gpu = createCudaBackend(o, &why_not);
+    if (!gpu || !gpu->load(scene.model, scene.state)) return -1;
+    return int(cudaDependentLaunch(*gpu));
+  };
+  const bool sm90 = device.compute_major >= 9;
+  CudaOptions o;
+  o.cg_path = CgPath::kLaunches;
+  EXPECT_EQ(dependentFor(o, makeCloth(16, {})), int(sm90));
+  EXPECT_EQ(dependentFor(o, makeCloth(128, {})), int(sm90));  // 16384
+  EXPECT_EQ(dependentFor(o, makeCloth(256, {})), 0);          // 65536
+  o.cg_path = CgPath::kGrid;
+  EXPECT_EQ(dependentFor(o, makeCloth(16, {})), 0);
 }
 
 }  // namespace
