@@ -171,10 +171,7 @@ TEST(CompactEntries, LaunchedApplyGivesThePairsBits) {
 TEST(CompactEntries, OnWhereTheLaunchedPathBatchesInTheLocalityOrder) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto compactFor = [](const CudaOptions& o, const Scene& scene) {
-    std::string why_not;
-    auto gpu = createCudaBackend(o, &why_not);
-    if (!gpu || !gpu->load(scene.model, scene.state)) return -1;
-    return int(cudaCompactEntries(*gpu));
+    return askLoaded(o, scene, [](const Backend& b) { return cudaCompactEntries(b); });
   };
   const Scene cloth = makeCloth(16, {});
   CudaOptions batched;
@@ -237,10 +234,7 @@ TEST(DependentLaunch, DefaultUpToTheMeasuredSizeOnTheLaunchedPath) {
   std::string why_not;
   ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
   auto dependentFor = [](const CudaOptions& o, const Scene& scene) {
-    std::string why_not;
-    auto gpu = createCudaBackend(o, &why_not);
-    if (!gpu || !gpu->load(scene.model, scene.state)) return -1;
-    return int(cudaDependentLaunch(*gpu));
+    return askLoaded(o, scene, [](const Backend& b) { return cudaDependentLaunch(b); });
   };
   const bool sm90 = device.compute_major >= 9;
   CudaOptions o;

@@ -480,10 +480,7 @@ TEST(GatherBatch, BatchedLaunchesGiveTheUnbatchedBits) {
 TEST(GatherBatch, AutomaticSizeFollowsTheEntriesPerLane) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto batchFor = [](const CudaOptions& o, const Scene& scene) {
-    std::string why_not;
-    auto gpu = createCudaBackend(o, &why_not);
-    if (!gpu || !gpu->load(scene.model, scene.state)) return -1;
-    return cudaGatherBatch(*gpu);
+    return askLoaded(o, scene, [](const Backend& b) { return cudaGatherBatch(b); });
   };
   CudaDeviceInfo device;
   std::string why_not;
@@ -651,11 +648,7 @@ TEST(StagedHalo, SameBitsInFloat3WithTheDefaultCarveOutAndOneLaneInRounds) {
 TEST(StagedHalo, AutomaticForLongRowsOnItem14sKernelOnly) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto staged = [](const CudaOptions& o, const Scene& scene) {
-    std::string why_not;
-    auto gpu = createCudaBackend(o, &why_not);
-    EXPECT_TRUE(gpu) << why_not;
-    if (!gpu || !gpu->load(scene.model, scene.state)) return -1;
-    return int(cudaStagedHalo(*gpu));
+    return askLoaded(o, scene, [](const Backend& b) { return cudaStagedHalo(b); });
   };
   const Scene volume = makeVolume(16, {}), cloth = makeCloth(32, {});
   CudaDeviceInfo device;

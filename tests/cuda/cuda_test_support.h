@@ -67,6 +67,17 @@ inline bool sameBytes(const State& a, const State& b) {
          std::memcmp(a.v.data(), b.v.data(), a.v.size() * sizeof(glm::vec3)) == 0;
 }
 
+// Loads `scene` on a new CUDA backend made with `options` and returns what ask(backend) says of
+// it (a hook such as cudaGatherBatch), or -1 when the backend cannot be made or the scene loaded.
+template <typename Ask>
+int askLoaded(const CudaOptions& options, const Scene& scene, Ask ask) {
+  std::string why_not;
+  std::unique_ptr<Backend> gpu = createCudaBackend(options, &why_not);
+  EXPECT_TRUE(gpu) << why_not;
+  if (!gpu || !gpu->load(scene.model, scene.state)) return -1;
+  return int(ask(*gpu));
+}
+
 // The result of loading a scene and stepping it: the final state and every step's stats, or the
 // first error.
 struct Trajectory {
