@@ -111,12 +111,12 @@ struct CudaOptions {
   // Item 21, kLaunches on sm_90 and later, up to this many particles: programmatic dependent
   // launch. Each CG iteration kernel may be scheduled while the one before it still runs, and
   // waits for its results on the device (griddepcontrol), so the next grid's launch and block
-  // start overlap the last one's tail. The same results, bit for bit. On the H200 it was 6–15 %
-  // faster per iteration up to 65k cloth particles and 8–9 % at 16k, but 11 % slower at the
-  // 65k volume and 14–16 % slower at 1M particles
-  // (bench/results/gpu-h200-2026-12-01-dependent.json, "paths"); so by default it stays below the
-  // launched path's sizes on the H200 (its grid path runs up to 131072) and serves devices without
-  // cooperative launches and forced launches. 0: never. Ignored on devices before sm_90.
+  // start overlap the last one's tail. The same results, bit for bit. On the H200 it was 9–12 %
+  // faster per iteration up to 16k particles and 6 % at 65k cloth, but 8–11 % slower at the 65k
+  // volume and 13–16 % slower at 1M particles (bench/results/gpu-h200-2026-12-01-dependent.json
+  // and -final.json, "paths"); so by default it stays below the launched path's sizes on the H200
+  // (its grid path runs up to 131072) and serves devices without cooperative launches and forced
+  // launches. 0 (or less): never. Ignored on devices before sm_90.
   int dependent_launch_max_particles = 32768;
   bool block_jacobi = true;  // 3×3 block-Jacobi preconditioner; off: point Jacobi (item 12)
   bool warm_start = false;   // start CG from the previous step's Δv instead of 0 (item 12)

@@ -255,9 +255,10 @@ __device__ __forceinline__ glm::vec3 addSpringForces(const DeviceModel& m, const
 }
 
 // Item 21 (programmatic dependent launch, sm_90): a launched CG kernel may be scheduled while the
-// kernel before it in the stream still runs (CudaOptions::dependent_launch). It waits here until
-// that kernel has finished and its writes are visible, then lets the kernel after it be
-// scheduled, so at most two grids are in flight and every read sees what the one before wrote.
+// kernel before it in the stream still runs (CudaOptions::dependent_launch_max_particles). It
+// waits here until that kernel has finished and its writes are visible, then lets the kernel
+// after it be scheduled, so at most two grids are in flight and every read sees what the one
+// before wrote.
 // Returns at once for a kernel launched without the attribute, and compiles to nothing below
 // sm_90.
 __device__ __forceinline__ void awaitPrevious() {
