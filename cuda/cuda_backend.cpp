@@ -253,9 +253,7 @@ class CudaBackend final : public Backend {
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
   bool compactInUse() const { return loaded_ && compact_; }
-  bool dependentInUse() const {
-    return loaded_ && path_ == CgPath::kLaunches && cgPlan().dependent;
-  }
+  bool dependentInUse() const { return loaded_ && path_ == CgPath::kLaunches && dependentLaunch(); }
 
  private:
   Status validate(const Model& model) const;
@@ -284,6 +282,12 @@ class CudaBackend final : public Backend {
   Status elapsed(int from, int to, double* ms);
   Launch launchFor(const KernelShape& shape, size_t count) const;
   CgPlan cgPlan() const;
+  // item 21 for the loaded model's launched CG kernels: sm_90 and at most
+  // dependent_launch_max_particles
+  bool dependentLaunch() const {
+    return props_.major >= 9 && device_model_.particles <=
+                                    uint32_t(std::max(0, options_.dependent_launch_max_particles));
+  }
   void release();
 
   CudaOptions options_;
@@ -717,9 +721,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.lanes = apply_lanes_;
   plan.batch = apply_batch_;
   plan.compact = compact_;
-  plan.dependent =
-      props_.major >= 9 &&
-      device_model_.particles <= uint32_t(std::max(0, options_.dependent_launch_max_particles));
+  plan.dependent = dependentLaunch();
   return plan;
 }
 
@@ -782,11 +784,6 @@ Status CudaBackend::load(const Model& model, const State& state) {
   const bool batched = batchedApply(n);
   apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, batched);
   apply_batch_ = applyBatch(batched, n, springs, apply_lanes_);
-  const KernelShape& apply_shape =
-      cg_shapes_[apply_batch_ == cuda::kGatherBatchShort ? cuda::kApplyBatched3Kernel
-                 : apply_batch_ > 1                      ? cuda::kApplyBatchedKernel
-                                                         : cuda::kApplyKernel];
-  apply_ = launchFor(apply_shape, n * size_t(apply_lanes_));
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
   spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);
@@ -795,17 +792,18 @@ Status CudaBackend::load(const Model& model, const State& state) {
   newton_trial_ = launchFor(newton_shapes_[cuda::kNewtonTrialKernel], n);
   bdf2_base_ = launchFor(newton_shapes_[cuda::kBdf2BaseKernel], n);
   HOOKE_TRY(choosePath(n, springs));
-  // item 20: the launched q = A p's 4-byte entries, with the shape of their own kernel
+  // item 20: the launched q = A p's 4-byte entries; the launch shape of the variant it runs
   cuda::CompactEntries compact;
   compact_ = options_.compact_entries && path_ == CgPath::kLaunches && apply_batch_ > 1 &&
              cuda::buildCompactEntries(
                  ends, row_start, reinterpret_cast<const int32_t*>(adjacency.data()), &compact);
-  if (compact_) {
-    apply_ =
-        launchFor(cg_shapes_[apply_batch_ == cuda::kGatherBatchShort ? cuda::kApplyCompact3Kernel
-                                                                     : cuda::kApplyCompactKernel],
-                  n * size_t(apply_lanes_));
-  }
+  const bool short_batch = apply_batch_ == cuda::kGatherBatchShort;
+  const cuda::CgKernelId apply_kernel =
+      compact_           ? (short_batch ? cuda::kApplyCompact3Kernel : cuda::kApplyCompactKernel)
+      : short_batch      ? cuda::kApplyBatched3Kernel
+      : apply_batch_ > 1 ? cuda::kApplyBatchedKernel
+                         : cuda::kApplyKernel;
+  apply_ = launchFor(cg_shapes_[apply_kernel], n * size_t(apply_lanes_));
   const size_t compact_start_bytes = compact.own_start.size() * sizeof(uint32_t);
   const size_t compact_bytes =
       alignUp(compact_start_bytes, kAlignment) + compact.entries.size() * sizeof(uint32_t);
