@@ -21,6 +21,7 @@
 #include "cuda/cuda_pcg.h"
 #include "cuda/kernel_api.h"
 #include "cuda/staged_halo.h"
+#include "cuda/stencil_rows.h"
 #include "cuda/whole_cg.h"
 #include "sim/locality_order.h"
 
@@ -252,7 +253,8 @@ class CudaBackend final : public Backend {
   bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
-  bool compactInUse() const { return loaded_ && compact_; }
+  bool compactInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kCompact; }
+  bool stencilInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kStencil; }
   bool dependentInUse() const { return loaded_ && path_ == CgPath::kLaunches && dependentLaunch(); }
 
  private:
@@ -311,8 +313,9 @@ class CudaBackend final : public Backend {
   bool ordered_ = false;
   mutable std::vector<glm::vec3> host_order_staging_;  // a vector in device order, on the host
   void* arena_ = nullptr;
-  void* stage_arena_ = nullptr;    // item 18's halos, when the grid solve stages them
-  void* compact_arena_ = nullptr;  // item 20's entries, when the launched q = A p reads them
+  void* stage_arena_ = nullptr;  // item 18's halos, when the grid solve stages them
+  // item 20's entries or item 22's stencil rows, when the launched q = A p reads them
+  void* entries_arena_ = nullptr;
   Buffers buffers_;
   DeviceModel device_model_;
   DeviceSystem system_;
@@ -320,9 +323,9 @@ class CudaBackend final : public Backend {
   Reduction reduction_;
   Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
   Launch apply_, update_, direction_;
-  int apply_lanes_ = 1;   // item 13: threads per particle of the launched q = A p
-  int apply_batch_ = 1;   // item 16: entries whose loads its lanes issue together
-  bool compact_ = false;  // item 20: it reads 4-byte entries
+  int apply_lanes_ = 1;  // item 13: threads per particle of the launched q = A p
+  int apply_batch_ = 1;  // item 16: entries whose loads its lanes issue together
+  cuda::ApplyEntries entries_ = cuda::ApplyEntries::kPairs;  // items 20 and 22: what it reads
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
   Reduction newton_reduction_;
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
@@ -367,14 +370,14 @@ CudaBackend::~CudaBackend() {
 
 void CudaBackend::release() {
   pcg_.configure(CgPlan{});
-  if (arena_ || stage_arena_ || compact_arena_) cudaStreamSynchronize(stream_);
+  if (arena_ || stage_arena_ || entries_arena_) cudaStreamSynchronize(stream_);
   if (arena_) cudaFree(arena_);
   if (stage_arena_) cudaFree(stage_arena_);
-  if (compact_arena_) cudaFree(compact_arena_);
+  if (entries_arena_) cudaFree(entries_arena_);
   arena_ = nullptr;
   stage_arena_ = nullptr;
-  compact_arena_ = nullptr;
-  compact_ = false;
+  entries_arena_ = nullptr;
+  entries_ = cuda::ApplyEntries::kPairs;
   buffers_ = Buffers{};
   loaded_ = false;
   particles_ = springs_ = 0;
@@ -720,7 +723,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.fused_finish = options_.fused_finish;
   plan.lanes = apply_lanes_;
   plan.batch = apply_batch_;
-  plan.compact = compact_;
+  plan.entries = entries_;
   plan.dependent = dependentLaunch();
   return plan;
 }
@@ -735,20 +738,38 @@ Status CudaBackend::load(const Model& model, const State& state) {
   HOOKE_CUDA_TRY(cudaSetDevice(options_.device));
   release();
 
-  // item 15: the device order of particles and springs; every spring keeps its orientation
+  // the CG path and the launched q = A p's lanes and batches, from the sizes alone
+  HOOKE_TRY(choosePath(n, springs));
+  const bool batched = batchedApply(n);
+  apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, batched);
+  apply_batch_ = applyBatch(batched, n, springs, apply_lanes_);
+  const bool launched_batches = path_ == CgPath::kLaunches && apply_batch_ > 1;
+
+  // item 15: the device order of particles and springs; every spring keeps its orientation.
+  // Item 22 first: a model whose springs join particles at a few index offsets keeps its particle
+  // order (a Morton order would scatter the offsets), springs by their ends.
   order_ = LocalityOrder{};
   ordered_ = false;
-  if (options_.locality_order && n > 0) {
-    order_ = localityOrder(model, state.x);
-    ordered_ = !order_.identity();
-  }
   std::vector<glm::uvec2> ends = model.spring_ends;  // in device springs and particle slots
-  if (ordered_) {
+  auto reorder = [&](LocalityOrder order) {
+    order_ = std::move(order);
+    ordered_ = !order_.identity();
     for (size_t s = 0; s < springs; ++s) {
       const glm::uvec2 e = model.spring_ends[order_.spring[s]];
       ends[s] = glm::uvec2(order_.slot[e.x], order_.slot[e.y]);
     }
+  };
+  cuda::StencilRows stencil;
+  if (options_.stencil_rows && launched_batches && n > 0) {
+    reorder(springsByEnds(model));
+    if (!cuda::buildStencilRows(ends, n, &stencil)) {
+      order_ = LocalityOrder{};
+      ordered_ = false;
+      ends = model.spring_ends;
+    }
   }
+  if (stencil.meta.empty() && options_.locality_order && n > 0)
+    reorder(localityOrder(model, state.x));
 
   // CSR adjacency, particle -> its springs in increasing (device) spring order, the order of
   // every gather's sum, each with the other end and which end this particle is
@@ -781,9 +802,6 @@ Status CudaBackend::load(const Model& model, const State& state) {
   particle_prepare_ = launchFor(step_shapes_[cuda::kParticlePrepareKernel], n);
   commit_ = launchFor(step_shapes_[cuda::kCommitKernel], n);
   visual_ = launchFor(step_shapes_[cuda::kVisualKernel], n);
-  const bool batched = batchedApply(n);
-  apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, batched);
-  apply_batch_ = applyBatch(batched, n, springs, apply_lanes_);
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
   spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);
@@ -791,22 +809,32 @@ Status CudaBackend::load(const Model& model, const State& state) {
   newton_eval_ = launchFor(newton_shapes_[cuda::kNewtonEvalKernel], std::max(n, springs));
   newton_trial_ = launchFor(newton_shapes_[cuda::kNewtonTrialKernel], n);
   bdf2_base_ = launchFor(newton_shapes_[cuda::kBdf2BaseKernel], n);
-  HOOKE_TRY(choosePath(n, springs));
-  // item 20: the launched q = A p's 4-byte entries; the launch shape of the variant it runs
+  // items 22 and 20: the launched q = A p's stencil rows, else its 4-byte entries; the launch
+  // shape of the variant it runs
   cuda::CompactEntries compact;
-  compact_ = options_.compact_entries && path_ == CgPath::kLaunches && apply_batch_ > 1 &&
-             cuda::buildCompactEntries(
-                 ends, row_start, reinterpret_cast<const int32_t*>(adjacency.data()), &compact);
+  entries_ =
+      !stencil.meta.empty() ? cuda::ApplyEntries::kStencil
+      : options_.compact_entries && launched_batches &&
+              cuda::buildCompactEntries(
+                  ends, row_start, reinterpret_cast<const int32_t*>(adjacency.data()), &compact)
+          ? cuda::ApplyEntries::kCompact
+          : cuda::ApplyEntries::kPairs;
   const bool short_batch = apply_batch_ == cuda::kGatherBatchShort;
-  const cuda::CgKernelId apply_kernel =
-      compact_           ? (short_batch ? cuda::kApplyCompact3Kernel : cuda::kApplyCompactKernel)
-      : short_batch      ? cuda::kApplyBatched3Kernel
-      : apply_batch_ > 1 ? cuda::kApplyBatchedKernel
-                         : cuda::kApplyKernel;
+  cuda::CgKernelId apply_kernel = cuda::kApplyKernel;
+  if (entries_ == cuda::ApplyEntries::kStencil) {
+    apply_kernel = short_batch ? cuda::kApplyStencil3Kernel : cuda::kApplyStencilKernel;
+  } else if (entries_ == cuda::ApplyEntries::kCompact) {
+    apply_kernel = short_batch ? cuda::kApplyCompact3Kernel : cuda::kApplyCompactKernel;
+  } else if (apply_batch_ > 1) {
+    apply_kernel = short_batch ? cuda::kApplyBatched3Kernel : cuda::kApplyBatchedKernel;
+  }
   apply_ = launchFor(cg_shapes_[apply_kernel], n * size_t(apply_lanes_));
+  // one allocation: own_start then the entries (item 20), or the stencil rows (item 22)
   const size_t compact_start_bytes = compact.own_start.size() * sizeof(uint32_t);
-  const size_t compact_bytes =
-      alignUp(compact_start_bytes, kAlignment) + compact.entries.size() * sizeof(uint32_t);
+  const size_t entries_bytes =
+      entries_ == cuda::ApplyEntries::kStencil
+          ? stencil.meta.size() * sizeof(uint32_t)
+          : alignUp(compact_start_bytes, kAlignment) + compact.entries.size() * sizeof(uint32_t);
   const int whole_grid = path_ == CgPath::kGrid ? whole_launch_.grid : 1;
   // item 18: the halos of item 14's grid, when every one fits its block's shared memory
   static_assert(sizeof(int2) == 2 * sizeof(int32_t) && sizeof(uint2) == 2 * sizeof(uint32_t));
@@ -856,7 +884,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // the whole plan against the free memory before anything is allocated, with a headroom for the
   // context, graphs and other users of the device
   const size_t needed =
-      cudaModelBytes(n, springs, options_.float4_layout, stride) + stage_bytes + compact_bytes;
+      cudaModelBytes(n, springs, options_.float4_layout, stride) + stage_bytes + entries_bytes;
   size_t free_bytes = 0, total_bytes = 0;
   HOOKE_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
   const size_t reserve = std::max(32 * kMiB, total_bytes / 100);
@@ -902,27 +930,36 @@ Status CudaBackend::load(const Model& model, const State& state) {
                                    stream_));
   }
 
-  if (compact_) {
-    allocated = cudaMalloc(&compact_arena_, compact_bytes);
+  device_model_.own_start = nullptr;
+  device_model_.compact = nullptr;
+  device_model_.stencil = nullptr;
+  device_model_.stencil_count = 0;
+  if (entries_ != cuda::ApplyEntries::kPairs) {
+    allocated = cudaMalloc(&entries_arena_, entries_bytes);
     if (allocated != cudaSuccess) {
       cudaGetLastError();
-      compact_arena_ = nullptr;
-      compact_ = false;
-      return Status::error("could not allocate " + mib(compact_bytes) + " on " + props_.name +
+      entries_arena_ = nullptr;
+      entries_ = cuda::ApplyEntries::kPairs;
+      return Status::error("could not allocate " + mib(entries_bytes) + " on " + props_.name +
                            ": " + cudaGetErrorString(allocated));
     }
-    const uintptr_t base = reinterpret_cast<uintptr_t>(compact_arena_);
-    device_model_.own_start = reinterpret_cast<const uint32_t*>(base);
-    device_model_.compact =
-        reinterpret_cast<const uint32_t*>(base + alignUp(compact_start_bytes, kAlignment));
-    HOOKE_CUDA_TRY(cudaMemcpyAsync(compact_arena_, compact.own_start.data(), compact_start_bytes,
-                                   cudaMemcpyHostToDevice, stream_));
-    HOOKE_CUDA_TRY(cudaMemcpyAsync(
-        const_cast<uint32_t*>(device_model_.compact), compact.entries.data(),
-        compact.entries.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_));
-  } else {
-    device_model_.own_start = nullptr;
-    device_model_.compact = nullptr;
+    const uintptr_t base = reinterpret_cast<uintptr_t>(entries_arena_);
+    if (entries_ == cuda::ApplyEntries::kStencil) {
+      device_model_.stencil = reinterpret_cast<const uint2*>(base);
+      device_model_.stencil_count = static_cast<uint32_t>(stencil.offsets.size());
+      std::copy(stencil.offsets.begin(), stencil.offsets.end(), device_model_.stencil_offsets);
+      HOOKE_CUDA_TRY(cudaMemcpyAsync(entries_arena_, stencil.meta.data(), entries_bytes,
+                                     cudaMemcpyHostToDevice, stream_));
+    } else {
+      device_model_.own_start = reinterpret_cast<const uint32_t*>(base);
+      device_model_.compact =
+          reinterpret_cast<const uint32_t*>(base + alignUp(compact_start_bytes, kAlignment));
+      HOOKE_CUDA_TRY(cudaMemcpyAsync(entries_arena_, compact.own_start.data(), compact_start_bytes,
+                                     cudaMemcpyHostToDevice, stream_));
+      HOOKE_CUDA_TRY(cudaMemcpyAsync(
+          const_cast<uint32_t*>(device_model_.compact), compact.entries.data(),
+          compact.entries.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_));
+    }
   }
 
   HOOKE_CUDA_TRY(cudaMemsetAsync(arena_, 0, b.total_bytes, stream_));
@@ -1536,6 +1573,11 @@ int cudaGridBlock(const Backend& backend) {
 bool cudaCompactEntries(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->compactInUse();
+}
+
+bool cudaStencilRows(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->stencilInUse();
 }
 
 bool cudaDependentLaunch(const Backend& backend) {

@@ -108,6 +108,14 @@ struct CudaOptions {
   // spring order (item 15), at most 32 springs towards higher slots per particle and fewer than
   // 2^27 particles; otherwise the pairs.
   bool compact_entries = true;
+  // Item 22, kLaunches with batched loads (item 16): where the model's springs join particles at
+  // at most 16 distinct index offsets (a cloth or volume lattice: i + 1, i + W, ...), the device
+  // keeps the model's particle order, springs by their ends, and q = A p finds a row's springs
+  // from one mask per particle (cuda/stencil_rows.h) instead of adjacency entries: no entry read,
+  // and every load's address known at once but the lower end's first spring for springs from
+  // lower particles. The same entries in the same order as the pairs in that order, so the same
+  // sums. Takes precedence over items 15 and 20; elsewhere they apply as before.
+  bool stencil_rows = true;
   // Item 21, kLaunches on sm_90 and later, up to this many particles: programmatic dependent
   // launch. Each CG iteration kernel may be scheduled while the one before it still runs, and
   // waits for its results on the device (griddepcontrol), so the next grid's launch and block
@@ -193,6 +201,10 @@ int cudaGatherBatch(const Backend& backend);
 // is not a CUDA backend, holds no model or does not.
 bool cudaCompactEntries(const Backend& backend);
 
+// Whether a loaded CUDA backend's launched q = A p reads item 22's offset-stencil rows; false when
+// it is not a CUDA backend, holds no model or does not.
+bool cudaStencilRows(const Backend& backend);
+
 // Whether a loaded CUDA backend on the launched path launches its CG kernels dependently (item
 // 21); false when it is not a CUDA backend, holds no model, is on another path or does not.
 bool cudaDependentLaunch(const Backend& backend);
@@ -210,7 +222,8 @@ const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 // arena plus a headroom for those does not fit in the device's free memory, with a one-line
 // "needs X MiB of device memory, Y MiB free" message. A grid solve that stages halos (item 18)
 // allocates their lists on top: 4 bytes per halo slot and per block, 8 per adjacency entry; the
-// launched path with item 20's entries 4 bytes per particle and per adjacency entry.
+// launched path with item 20's entries 4 bytes per particle and per adjacency entry, with item 22's
+// stencil rows 8 bytes per particle.
 size_t cudaModelBytes(size_t particles, size_t springs, bool float4_layout,
                       size_t reduction_blocks);
 

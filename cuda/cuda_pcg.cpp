@@ -31,7 +31,7 @@ void CudaPcg::configure(const CgPlan& plan) {
 Status CudaPcg::launchIteration() {
   const CgPlan& c = plan_;
   HOOKE_CUDA_TRY(launchApply(c.apply, c.stream, c.float4_layout, c.fused_finish, c.model, c.system,
-                             c.vectors, c.reduction, c.scalars, c.lanes, c.batch, c.compact,
+                             c.vectors, c.reduction, c.scalars, c.lanes, c.batch, c.entries,
                              c.dependent));
   if (!c.fused_finish) {
     HOOKE_CUDA_TRY(

@@ -28,8 +28,9 @@ struct CgPlan {
   bool fused_finish = false;  // 3 launches per iteration instead of 5
   int lanes = 1;              // threads per particle in q = A p
   int batch = 1;              // item 16: entries whose loads each lane issues together (1, 3, 4)
-  bool compact = false;       // item 20: q = A p reads model.compact (batch 3 or 4 only)
-  bool dependent = false;     // item 21: each iteration kernel launched to overlap the one before
+  // items 20 and 22: q = A p reads model.compact or model.stencil (batch 3 or 4 only)
+  ApplyEntries entries = ApplyEntries::kPairs;
+  bool dependent = false;  // item 21: each iteration kernel launched to overlap the one before
 };
 
 class CudaPcg {

@@ -198,6 +198,48 @@ __device__ __forceinline__ void batchedEntries(uint32_t first, uint32_t end, uin
   }
 }
 
+// The set bits of `bits` at every other rank: ranks 0, 2, 4, ... (odd 0) or 1, 3, 5, ... (odd 1).
+// x's bit b is the parity of bits 0 .. b, which is 1 exactly at the set bits of even rank.
+__device__ __forceinline__ uint32_t everyOtherBit(uint32_t bits, uint32_t odd) {
+  uint32_t x = bits;
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  return odd ? bits & ~x : bits & x;
+}
+
+// A lane's share of a row mask (item 22), as gatherRows deals out entries: lane `sub` of `lanes`
+// (a power of two) takes the set bits of rank sub, sub + lanes, ...
+__device__ __forceinline__ uint32_t laneBits(uint32_t bits, uint32_t sub, uint32_t lanes) {
+  for (uint32_t l = lanes; l > 1; l >>= 1, sub >>= 1)
+    bits = everyOtherBit(bits, sub & 1u);
+  return bits;
+}
+
+// batchedEntries over the set bits of a mask, lowest first: Σ of add(fetch(b)), the loads of
+// kBatch bits issued before any is used; a batch's bits past the last repeat its first bit's loads
+// and add nothing.
+template <int kBatch, typename Fetch, typename Add>
+__device__ __forceinline__ void batchedBits(uint32_t bits, Fetch fetch, Add add) {
+  while (bits != 0) {
+    const uint32_t first = uint32_t(__ffs(bits)) - 1u;
+    decltype(fetch(first)) item[kBatch];
+    bool valid[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      valid[k] = bits != 0;
+      item[k] = fetch(valid[k] ? uint32_t(__ffs(bits)) - 1u : first);
+      bits &= bits - 1u;
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      if (valid[k]) add(item[k]);
+    }
+  }
+}
+
 // f_i = m_i g − c_air v_i + e_i   (e: external input, may be absent)
 __device__ __forceinline__ glm::vec3 bodyForce(const DeviceModel& m, float mass, glm::vec3 v,
                                                const float3* __restrict__ external, uint32_t i) {

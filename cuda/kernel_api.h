@@ -9,6 +9,7 @@
 #include <glm/glm.hpp>
 
 #include "cuda/kernel_shape.h"
+#include "cuda/stencil_rows.h"
 
 namespace hooke::cuda {
 
@@ -17,6 +18,10 @@ namespace hooke::cuda {
 // at most 6.
 inline constexpr int kGatherBatch = 4;
 inline constexpr int kGatherBatchShort = 3;
+
+// How the launched q = A p finds a row's springs: (spring, other) pairs, item 20's 4-byte
+// entries, or item 22's offset-stencil rows
+enum class ApplyEntries { kPairs, kCompact, kStencil };
 
 // One launch: grid-stride loops cover any count with any grid.
 struct Launch {
@@ -40,10 +45,15 @@ struct DeviceModel {
   // (cuda/compact_entries.h)
   const uint32_t* compact = nullptr;    // (2 springs)
   const uint32_t* own_start = nullptr;  // (particles + 1)
-  const uint2* ends = nullptr;          // (springs) i, j
-  const float* rest = nullptr;          // (springs) L
-  const float* stiffness = nullptr;     // (springs) k
-  const float* damping = nullptr;       // (springs) c
+  // item 22, the launched q = A p only, or nullptr: the offset-stencil rows
+  // (cuda/stencil_rows.h), per particle its first own spring and its row mask, and the offsets
+  const uint2* stencil = nullptr;  // (particles)
+  uint32_t stencil_count = 0;      // D, at most kStencilMaxOffsets
+  uint32_t stencil_offsets[kStencilMaxOffsets] = {};
+  const uint2* ends = nullptr;       // (springs) i, j
+  const float* rest = nullptr;       // (springs) L
+  const float* stiffness = nullptr;  // (springs) k
+  const float* damping = nullptr;    // (springs) c
   glm::vec3 gravity{0.0f};
   float drag = 0.0f;
 };
@@ -202,6 +212,8 @@ enum CgKernelId {
   kApplyBatched3Kernel,  // batches of 3 (kGatherBatchShort)
   kApplyCompactKernel,   // item 20's 4-byte entries, batches of kGatherBatch
   kApplyCompact3Kernel,  // and of kGatherBatchShort
+  kApplyStencilKernel,   // item 22's offset-stencil rows, batches of kGatherBatch
+  kApplyStencil3Kernel,  // and of kGatherBatchShort
   kUpdateKernel,
   kDirectionKernel,
   kFinishKernel,
@@ -219,13 +231,13 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 
 // q = A p and partial sums of p·q, each particle's springs over `lanes` threads (a power of two,
 // 1 to 32; launch.grid × launch.block threads cover lanes × particles in rounds), each lane
-// issuing `batch` entries' loads together (1, 3 or 4: item 16); compact: reading item 20's
-// 4-byte entries (model.compact; batches of 3 or 4 only); fused: the last block also computes α
-// (launchAlpha's work)
+// issuing `batch` entries' loads together (1, 3 or 4: item 16); entries: the pairs, item 20's
+// 4-byte entries (model.compact) or item 22's stencil rows (model.stencil), the last two in
+// batches of 3 or 4 only; fused: the last block also computes α (launchAlpha's work)
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, int batch, bool compact,
-                        bool dependent);
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch,
+                        ApplyEntries entries, bool dependent);
 
 // α = r·z / p·q, or breakdown
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,

@@ -48,15 +48,21 @@ __device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* 
 // (A p)_i = (m_i + h c_air) p_i + Σ_{s ∋ i} S_s (p_i − p_o)   (o: the spring's other end),
 // zero at pinned particles (their rows are filtered); partial sums of p·(A p). Each particle's
 // springs are split over `lanes` threads (item 13), each lane issuing the loads of kBatch of its
-// entries together (item 16), from the (spring, other) pairs or (kCompact) from item 20's 4-byte
-// entries: the same entries in the same order, so the same bits. Fused: the last block to finish
-// sums the partials and computes α itself.
-template <bool F4, bool kFused, int kBatch, bool kCompact = false>
+// entries together (item 16), from the (spring, other) pairs, from item 20's 4-byte entries or
+// from item 22's stencil rows: the same entries in the same order, so the same bits. Fused: the
+// last block to finish sums the partials and computes α itself.
+template <bool F4, bool kFused, int kBatch, ApplyEntries kEntries = ApplyEntries::kPairs>
 __global__ void __launch_bounds__(kHeavyThreads)
     applyKernel(DeviceModel m, DeviceSystem sys, CgVectors cg, Reduction reduction,
                 CgScalars* scalars, uint32_t lanes) {
   awaitPrevious();
   if (scalars->done) return;  // uniform across the grid
+  constexpr bool kStencil = kEntries == ApplyEntries::kStencil;
+  __shared__ uint32_t offsets[kStencil ? kStencilMaxOffsets : 1];
+  if constexpr (kStencil) {
+    if (threadIdx.x < kStencilMaxOffsets) offsets[threadIdx.x] = m.stencil_offsets[threadIdx.x];
+    __syncthreads();
+  }
   const Vec<F4>* __restrict__ p = static_cast<const Vec<F4>*>(cg.p);
   Vec<F4>* __restrict__ q = static_cast<Vec<F4>*>(cg.q);
   double sums[1] = {0.0};
@@ -69,20 +75,44 @@ __global__ void __launch_bounds__(kHeavyThreads)
       float4 block;
       glm::vec3 po;
     };
-    batchedEntries<kBatch>(
-        __ldg(m.row_start + i) + sub, __ldg(m.row_start + i + 1), lanes_now,
-        [&](uint32_t e) {
-          if constexpr (kCompact) {
-            const uint32_t c = __ldg(m.compact + e), other = c >> kCompactShift;
-            const uint32_t spring = __ldg(m.own_start + min(i, other)) + (c & (kCompactMaxRun - 1));
-            return Entry{__ldg(sys.block + spring), loadConst(p, other)};
-          } else {
-            const Incident s = incident(m.adjacency, e);
-            return Entry{__ldg(sys.block + s.spring), loadConst(p, s.other)};
-          }
-        },
-        // S (p_i − p_o): the same bits as ±S (p_{i_s} − p_{j_s}), S (−d) = −S d exactly
-        [&](const Entry& en) { r.springs += applyPacked(en.block, r.pi - en.po); });
+    // S (p_i − p_o): the same bits as ±S (p_{i_s} − p_{j_s}), S (−d) = −S d exactly
+    auto add = [&](const Entry& en) { r.springs += applyPacked(en.block, r.pi - en.po); };
+    if constexpr (kStencil) {
+      // the row's k-th set position is its k-th entry; a spring's place in its lower end's run
+      // is the number of that end's own springs at smaller offsets
+      const uint2 own = __ldg(m.stencil + i);
+      const uint32_t count = m.stencil_count;
+      auto fetch = [&](uint32_t b) {
+        uint32_t other, spring;
+        if (b >= count) {
+          const uint32_t d = b - count;
+          other = i + offsets[d];
+          spring = own.x + __popc((own.y >> count) & ((1u << d) - 1u));
+        } else {
+          const uint32_t d = count - 1u - b;
+          other = i - offsets[d];
+          const uint2 lower = __ldg(m.stencil + other);
+          spring = lower.x + __popc((lower.y >> count) & ((1u << d) - 1u));
+        }
+        return Entry{__ldg(sys.block + spring), loadConst(p, other)};
+      };
+      batchedBits<kBatch>(laneBits(own.y, sub, lanes_now), fetch, add);
+    } else {
+      batchedEntries<kBatch>(
+          __ldg(m.row_start + i) + sub, __ldg(m.row_start + i + 1), lanes_now,
+          [&](uint32_t e) {
+            if constexpr (kEntries == ApplyEntries::kCompact) {
+              const uint32_t c = __ldg(m.compact + e), other = c >> kCompactShift;
+              const uint32_t spring =
+                  __ldg(m.own_start + min(i, other)) + (c & (kCompactMaxRun - 1));
+              return Entry{__ldg(sys.block + spring), loadConst(p, other)};
+            } else {
+              const Incident s = incident(m.adjacency, e);
+              return Entry{__ldg(sys.block + s.spring), loadConst(p, s.other)};
+            }
+          },
+          add);
+    }
     return r;
   };
   auto finish = [&](uint32_t i, const Row& r) {
@@ -252,13 +282,22 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
                               {applyKernel<F4, false, B3>, applyKernel<F4, true, B3>},
                               &out[kApplyBatched3Kernel])))
     return e;
+  constexpr ApplyEntries C = ApplyEntries::kCompact, S = ApplyEntries::kStencil;
   if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
-                              {applyKernel<F4, false, B, true>, applyKernel<F4, true, B, true>},
+                              {applyKernel<F4, false, B, C>, applyKernel<F4, true, B, C>},
                               &out[kApplyCompactKernel])))
     return e;
   if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
-                              {applyKernel<F4, false, B3, true>, applyKernel<F4, true, B3, true>},
+                              {applyKernel<F4, false, B3, C>, applyKernel<F4, true, B3, C>},
                               &out[kApplyCompact3Kernel])))
+    return e;
+  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
+                              {applyKernel<F4, false, B, S>, applyKernel<F4, true, B, S>},
+                              &out[kApplyStencilKernel])))
+    return e;
+  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
+                              {applyKernel<F4, false, B3, S>, applyKernel<F4, true, B3, S>},
+                              &out[kApplyStencil3Kernel])))
     return e;
   if ((e = queryCommon<Update>(kLightThreads, prefer_l1,
                                {updateKernel<F4, false>, updateKernel<F4, true>},
@@ -311,25 +350,39 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, int batch, bool compact,
-                        bool dependent) {
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch,
+                        ApplyEntries entries, bool dependent) {
   using Kernel = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*, uint32_t);
   constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
-  // [layout][fused][batch 1, 3, 4, compact 3, compact 4]
-  const Kernel kernels[2][2][5] = {
-      {{applyKernel<false, false, 1>, applyKernel<false, false, B3>, applyKernel<false, false, B>,
-        applyKernel<false, false, B3, true>, applyKernel<false, false, B, true>},
-       {applyKernel<false, true, 1>, applyKernel<false, true, B3>, applyKernel<false, true, B>,
-        applyKernel<false, true, B3, true>, applyKernel<false, true, B, true>}},
-      {{applyKernel<true, false, 1>, applyKernel<true, false, B3>, applyKernel<true, false, B>,
-        applyKernel<true, false, B3, true>, applyKernel<true, false, B, true>},
-       {applyKernel<true, true, 1>, applyKernel<true, true, B3>, applyKernel<true, true, B>,
-        applyKernel<true, true, B3, true>, applyKernel<true, true, B, true>}}};
+  constexpr ApplyEntries P = ApplyEntries::kPairs, C = ApplyEntries::kCompact,
+                         S = ApplyEntries::kStencil;
+  // [layout][fused][entries][batch 1, 3, 4] (no batch 1 for the compact entries and stencil rows)
+  const Kernel kernels[2][2][3][3] = {
+      {{{applyKernel<false, false, 1, P>, applyKernel<false, false, B3, P>,
+         applyKernel<false, false, B, P>},
+        {nullptr, applyKernel<false, false, B3, C>, applyKernel<false, false, B, C>},
+        {nullptr, applyKernel<false, false, B3, S>, applyKernel<false, false, B, S>}},
+       {{applyKernel<false, true, 1, P>, applyKernel<false, true, B3, P>,
+         applyKernel<false, true, B, P>},
+        {nullptr, applyKernel<false, true, B3, C>, applyKernel<false, true, B, C>},
+        {nullptr, applyKernel<false, true, B3, S>, applyKernel<false, true, B, S>}}},
+      {{{applyKernel<true, false, 1, P>, applyKernel<true, false, B3, P>,
+         applyKernel<true, false, B, P>},
+        {nullptr, applyKernel<true, false, B3, C>, applyKernel<true, false, B, C>},
+        {nullptr, applyKernel<true, false, B3, S>, applyKernel<true, false, B, S>}},
+       {{applyKernel<true, true, 1, P>, applyKernel<true, true, B3, P>,
+         applyKernel<true, true, B, P>},
+        {nullptr, applyKernel<true, true, B3, C>, applyKernel<true, true, B, C>},
+        {nullptr, applyKernel<true, true, B3, S>, applyKernel<true, true, B, S>}}}};
   if (batch != 1 && batch != B3 && batch != B) return cudaErrorInvalidValue;
-  if (compact && (batch == 1 || model.compact == nullptr || model.own_start == nullptr))
+  if (entries == C && (model.compact == nullptr || model.own_start == nullptr))
     return cudaErrorInvalidValue;
-  const int variant = (batch == 1 ? 0 : batch == B3 ? 1 : 2) + (compact ? 2 : 0);
-  const Kernel kernel = kernels[float4_layout][fused][variant];
+  if (entries == S && (model.stencil == nullptr || model.stencil_count > kStencilMaxOffsets))
+    return cudaErrorInvalidValue;
+  const Kernel kernel = kernels[float4_layout][fused][static_cast<int>(entries)][batch == 1    ? 0
+                                                                                 : batch == B3 ? 1
+                                                                                               : 2];
+  if (kernel == nullptr) return cudaErrorInvalidValue;
   return launchCg(kernel, launch.grid, launch.block, stream, dependent, model, system, cg,
                   reduction, scalars, static_cast<uint32_t>(lanes));
 }

@@ -171,6 +171,7 @@ CudaOptions originalOptions() {
   o.locality_order = false;
   o.gather_batch = 1;
   o.compact_entries = false;             // item 20 (it needs batched loads anyway)
+  o.stencil_rows = false;                // item 22 (likewise)
   o.dependent_launch_max_particles = 0;  // item 21
   o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
   return o;
@@ -307,7 +308,12 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o.dependent_launch_max_particles = std::numeric_limits<int>::max();
     alternatives.push_back({"launches-dependent", o});
     o.dependent_launch_max_particles = CudaOptions{}.dependent_launch_max_particles;
-    if (n > 131072) {  // item 20 each way where the launched path runs
+    if (n > 131072) {  // items 22 and 20 each way where the launched path runs; item 3 there
+      o.float4_layout = false;
+      alternatives.push_back({"launches-float3", o});
+      o.float4_layout = true;
+      o.stencil_rows = false;
+      alternatives.push_back({"launches-entries", o});
       o.compact_entries = false;
       alternatives.push_back({"launches-pairs", o});
     }
@@ -356,6 +362,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"staged", Json::boolean(run.staged)},
                                       {"staged_entries", Json::boolean(run.staged_entries)},
                                       {"compact", Json::boolean(run.compact)},
+                                      {"stencil", Json::boolean(run.stencil)},
                                       {"error", Json::string(run.error)}}));
     }
   }
@@ -408,6 +415,8 @@ constexpr Item kItems[] = {
     {19, "18", "halos staged in shared memory for item 14's gather (off: recomputed by gatherers)"},
     {20, "20", "4-byte adjacency entries in the launched A p (off: 8-byte spring, other pairs)"},
     {21, "21", "programmatic dependent launch of the launched path's kernels (off: plain order)"},
+    {22, "22",
+     "offset-stencil rows in the launched A p (off: item 15's Morton order, item 20's entries)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -475,6 +484,8 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         o.single_reduction_max_particles = 0;
         break;
       case 16:
+        applies = !(launched && base.stencil);
+        if (!applies) note = "item 22 keeps the model's order at this size";
         o.locality_order = false;
         break;
       case 17:
@@ -498,8 +509,17 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         break;
       case 20:
         applies = launched && base.compact;
-        if (!applies) note = "the launched path with batched loads only";
+        if (!applies) {
+          note = launched && base.stencil ? "item 22's stencil rows are read instead (paths: "
+                                            "launches-entries against launches-pairs)"
+                                          : "the launched path with batched loads only";
+        }
         o.compact_entries = false;
+        break;
+      case 22:
+        applies = launched && base.stencil;
+        if (!applies) note = "the launched path with batched loads on a lattice's springs only";
+        o.stencil_rows = false;
         break;
       case 21:
         applies = launched && n <= size_t(o.dependent_launch_max_particles);

@@ -28,6 +28,35 @@ uint32_t quantise(float value, float lo, float scale) {
   return static_cast<uint32_t>(t);
 }
 
+// springs by (lower slot, higher slot, index): a counting sort on the lower slot (in index
+// order, so stable), then each bucket (a particle's springs towards higher slots: a handful) by
+// its higher slot. Linear in the springs, which outnumber the particles 6–13 to 1.
+std::vector<uint32_t> springsBySlots(const Model& model, const std::vector<uint32_t>& slot) {
+  const size_t n = model.particleCount(), springs = model.springCount();
+  auto slotOf = [&](uint32_t particle) { return particle < n ? slot[particle] : 0u; };
+  std::vector<uint32_t> lower(springs), higher(springs);
+  std::vector<size_t> start(n + 1, 0);
+  for (size_t s = 0; s < springs; ++s) {
+    const glm::uvec2 e = model.spring_ends[s];
+    lower[s] = std::min(slotOf(e.x), slotOf(e.y));
+    higher[s] = std::max(slotOf(e.x), slotOf(e.y));
+    ++start[size_t(lower[s]) + 1];
+  }
+  for (size_t k = 0; k < n; ++k)
+    start[k + 1] += start[k];
+  std::vector<uint32_t> order(springs);
+  std::vector<size_t> fill(start.begin(), start.end() - 1);
+  for (size_t s = 0; s < springs; ++s)
+    order[fill[lower[s]]++] = static_cast<uint32_t>(s);
+  // ties on the higher slot by index (the bucket was filled in index order)
+  for (size_t k = 0; k < n; ++k) {
+    std::sort(order.begin() + start[k], order.begin() + start[k + 1], [&](uint32_t a, uint32_t b) {
+      return higher[a] != higher[b] ? higher[a] < higher[b] : a < b;
+    });
+  }
+  return order;
+}
+
 }  // namespace
 
 bool LocalityOrder::identity() const {
@@ -47,7 +76,7 @@ uint64_t mortonKey(glm::vec3 p, glm::vec3 lo, float extent) {
 }
 
 LocalityOrder localityOrder(const Model& model, std::span<const glm::vec3> x) {
-  const size_t n = model.particleCount(), springs = model.springCount();
+  const size_t n = model.particleCount();
   LocalityOrder out;
 
   // one cube around the finite positions, so the curve's cells are cubes
@@ -76,31 +105,17 @@ LocalityOrder localityOrder(const Model& model, std::span<const glm::vec3> x) {
     out.slot[keyed[k].second] = static_cast<uint32_t>(k);
   }
 
-  // springs by (lower slot, higher slot, index): a counting sort on the lower slot (in index
-  // order, so stable), then each bucket (a particle's springs towards higher slots: a handful) by
-  // its higher slot. Linear in the springs, which outnumber the particles 6–13 to 1.
-  auto slotOf = [&](uint32_t particle) { return particle < n ? out.slot[particle] : 0u; };
-  std::vector<uint32_t> lower(springs), higher(springs);
-  std::vector<size_t> start(n + 1, 0);
-  for (size_t s = 0; s < springs; ++s) {
-    const glm::uvec2 e = model.spring_ends[s];
-    lower[s] = std::min(slotOf(e.x), slotOf(e.y));
-    higher[s] = std::max(slotOf(e.x), slotOf(e.y));
-    ++start[size_t(lower[s]) + 1];
-  }
-  for (size_t k = 0; k < n; ++k)
-    start[k + 1] += start[k];
-  out.spring.resize(springs);
-  std::vector<size_t> fill(start.begin(), start.end() - 1);
-  for (size_t s = 0; s < springs; ++s)
-    out.spring[fill[lower[s]]++] = static_cast<uint32_t>(s);
-  // ties on the higher slot by index (the bucket was filled in index order)
-  for (size_t k = 0; k < n; ++k) {
-    std::sort(out.spring.begin() + start[k], out.spring.begin() + start[k + 1],
-              [&](uint32_t a, uint32_t b) {
-                return higher[a] != higher[b] ? higher[a] < higher[b] : a < b;
-              });
-  }
+  out.spring = springsBySlots(model, out.slot);
+  return out;
+}
+
+LocalityOrder springsByEnds(const Model& model) {
+  const size_t n = model.particleCount();
+  LocalityOrder out;
+  out.particle.resize(n);
+  std::iota(out.particle.begin(), out.particle.end(), 0u);
+  out.slot = out.particle;
+  out.spring = springsBySlots(model, out.slot);
   return out;
 }
 

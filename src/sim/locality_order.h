@@ -32,4 +32,9 @@ uint64_t mortonKey(glm::vec3 p, glm::vec3 lo, float extent);
 // Every spring keeps its orientation: only positions move.
 LocalityOrder localityOrder(const Model& model, std::span<const glm::vec3> x);
 
+// The model's own particle order with the springs sorted as localityOrder sorts them, by (lower,
+// higher) particle, then by index: for a backend whose particles must keep the model's indices
+// (the CUDA backend's offset-stencil rows, cuda/stencil_rows.h).
+LocalityOrder springsByEnds(const Model& model);
+
 }  // namespace hooke

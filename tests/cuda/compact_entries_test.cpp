@@ -18,37 +18,6 @@ namespace {
 
 using namespace cuda_test;
 
-// The CSR adjacency the backend builds and uploads: springs as ends (in device slots), per row
-// its springs in increasing order as (spring, other end, or ~other end at the spring's j end)
-struct Adjacency {
-  std::vector<glm::uvec2> ends;
-  std::vector<uint32_t> row_start;
-  std::vector<int32_t> pairs;
-};
-
-Adjacency adjacencyOf(size_t n, std::vector<glm::uvec2> ends) {
-  Adjacency a;
-  a.ends = std::move(ends);
-  a.row_start.assign(n + 1, 0);
-  for (const glm::uvec2& e : a.ends) {
-    ++a.row_start[e.x + 1];
-    ++a.row_start[e.y + 1];
-  }
-  for (size_t i = 0; i < n; ++i)
-    a.row_start[i + 1] += a.row_start[i];
-  a.pairs.resize(4 * a.ends.size());
-  std::vector<uint32_t> fill(a.row_start.begin(), a.row_start.end() - 1);
-  for (size_t s = 0; s < a.ends.size(); ++s) {
-    const glm::uvec2 e = a.ends[s];
-    const uint32_t at_x = fill[e.x]++, at_y = fill[e.y]++;
-    a.pairs[2 * at_x] = int32_t(s);
-    a.pairs[2 * at_x + 1] = int32_t(e.y);
-    a.pairs[2 * at_y] = int32_t(s);
-    a.pairs[2 * at_y + 1] = ~int32_t(e.x);
-  }
-  return a;
-}
-
 // The scene's springs in the backend's device order (item 15)
 Adjacency deviceAdjacency(const Scene& scene) {
   const LocalityOrder order = localityOrder(scene.model, scene.state.x);
@@ -129,12 +98,14 @@ TEST(CompactEntries, RefusesWhatFourBytesCannotHold) {
   EXPECT_FALSE(cuda::buildCompactEntries(ordered.ends, short_rows, ordered.pairs.data(), &c));
 }
 
+// item 22 off: on a lattice its stencil rows would be read instead of any entries
 CudaOptions launched(int lanes, int batch, bool compact) {
   CudaOptions o;
   o.cg_path = CgPath::kLaunches;
   o.gather_lanes = lanes;
   o.gather_batch = batch;
   o.compact_entries = compact;
+  o.stencil_rows = false;
   return o;
 }
 
@@ -167,7 +138,7 @@ TEST(CompactEntries, LaunchedApplyGivesThePairsBits) {
 
 // On by default where it applies: the launched path with batched loads in the locality order;
 // not with one entry at a time, not in the model's own order (its springs are not by lower end),
-// not on the grid path
+// not on the grid path, not where item 22's stencil rows are read
 TEST(CompactEntries, OnWhereTheLaunchedPathBatchesInTheLocalityOrder) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto compactFor = [](const CudaOptions& o, const Scene& scene) {
@@ -177,6 +148,8 @@ TEST(CompactEntries, OnWhereTheLaunchedPathBatchesInTheLocalityOrder) {
   CudaOptions batched;
   batched.cg_path = CgPath::kLaunches;
   batched.gather_batch = 3;
+  EXPECT_EQ(compactFor(batched, cloth), 0);  // item 22
+  batched.stencil_rows = false;
   EXPECT_EQ(compactFor(batched, cloth), 1);
   CudaOptions unbatched = batched;
   unbatched.gather_batch = 1;
@@ -188,7 +161,9 @@ TEST(CompactEntries, OnWhereTheLaunchedPathBatchesInTheLocalityOrder) {
   grid.cg_path = CgPath::kGrid;
   EXPECT_EQ(compactFor(grid, cloth), 0);
   // the automatic path and batch at a size the launched path takes
-  EXPECT_EQ(compactFor(CudaOptions{}, makeCloth(512, {})), 1);
+  CudaOptions automatic;
+  automatic.stencil_rows = false;
+  EXPECT_EQ(compactFor(automatic, makeCloth(512, {})), 1);
 }
 
 // Item 21 changes when the launched path's kernels are scheduled, never what they read: with

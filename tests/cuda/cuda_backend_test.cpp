@@ -285,6 +285,13 @@ std::vector<Variant> variants() {
   }
   o.gather_batch = 3;
   out.push_back({"launched-batched-3-lanes-8", o});
+  // item 22 off: item 20's entries in the locality order, and item 22 with packed float3
+  o.gather_lanes = 2;
+  o.stencil_rows = false;
+  out.push_back({"launched-batched-3-lanes-2-entries", o});
+  o.stencil_rows = true;
+  o.float4_layout = false;
+  out.push_back({"launched-batched-3-lanes-2-float3", o});
   // 512-thread grid blocks, with one barrier per iteration (item 14) and with two
   o = {};
   o.cg_path = CgPath::kGrid;
@@ -325,7 +332,7 @@ std::string bitKey(const Backend& backend, const CudaOptions& o) {
          std::to_string(o.block_jacobi) + std::to_string(o.warm_start) + std::to_string(tree) +
          "l" + std::to_string(cudaGatherLanes(backend)) +
          (cudaSingleReduction(backend) ? "cg1" : "") + (o.locality_order ? "" : "-model-order") +
-         (o.grid_block == 512 ? "-b512" : "");
+         (cudaStencilRows(backend) ? "-stencil" : "") + (o.grid_block == 512 ? "-b512" : "");
 }
 
 TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {

@@ -11,10 +11,12 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_backend.h"
 #include "sim/backend.h"
+#include "sim/locality_order.h"
 #include "sim/model.h"
 #include "sim/scenes.h"
 
@@ -65,6 +67,53 @@ inline bool sameBytes(const State& a, const State& b) {
   return a.x.size() == b.x.size() && a.v.size() == b.v.size() &&
          std::memcmp(a.x.data(), b.x.data(), a.x.size() * sizeof(glm::vec3)) == 0 &&
          std::memcmp(a.v.data(), b.v.data(), a.v.size() * sizeof(glm::vec3)) == 0;
+}
+
+// The CSR adjacency the backend builds and uploads: springs as ends (in device slots), per row
+// its springs in increasing order as (spring, other end, or ~other end at the spring's j end)
+struct Adjacency {
+  std::vector<glm::uvec2> ends;
+  std::vector<uint32_t> row_start;
+  std::vector<int32_t> pairs;
+};
+
+inline Adjacency adjacencyOf(size_t n, std::vector<glm::uvec2> ends) {
+  Adjacency a;
+  a.ends = std::move(ends);
+  a.row_start.assign(n + 1, 0);
+  for (const glm::uvec2& e : a.ends) {
+    ++a.row_start[e.x + 1];
+    ++a.row_start[e.y + 1];
+  }
+  for (size_t i = 0; i < n; ++i)
+    a.row_start[i + 1] += a.row_start[i];
+  a.pairs.resize(4 * a.ends.size());
+  std::vector<uint32_t> fill(a.row_start.begin(), a.row_start.end() - 1);
+  for (size_t s = 0; s < a.ends.size(); ++s) {
+    const glm::uvec2 e = a.ends[s];
+    const uint32_t at_x = fill[e.x]++, at_y = fill[e.y]++;
+    a.pairs[2 * at_x] = int32_t(s);
+    a.pairs[2 * at_x + 1] = int32_t(e.y);
+    a.pairs[2 * at_y] = int32_t(s);
+    a.pairs[2 * at_y + 1] = ~int32_t(e.x);
+  }
+  return a;
+}
+
+// `scene` with its springs sorted as springsByEnds sorts them (by lower, then higher end), so a
+// backend that sorts them finds them already in its order
+inline Scene springsSortedByEnds(const Scene& scene) {
+  const LocalityOrder order = springsByEnds(scene.model);
+  Scene out = scene;
+  Model& m = out.model;
+  for (size_t s = 0; s < order.spring.size(); ++s) {
+    const uint32_t from = order.spring[s];
+    m.spring_ends[s] = scene.model.spring_ends[from];
+    m.rest_length[s] = scene.model.rest_length[from];
+    m.stiffness[s] = scene.model.stiffness[from];
+    m.damping[s] = scene.model.damping[from];
+  }
+  return out;
 }
 
 // Loads `scene` on a new CUDA backend made with `options` and returns what ask(backend) says of
