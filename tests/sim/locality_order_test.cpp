@@ -118,5 +118,19 @@ TEST(LocalityOrder, IsDeterministicAndSurvivesDegeneratePositions) {
   EXPECT_EQ(a.spring, b.spring);
 }
 
+TEST(SpringsByEnds, KeepsTheParticlesAndSortsTheSpringsByTheirEnds) {
+  for (const Scene& scene : {makeCloth(8, {}), makeVolume(6, {})}) {
+    SCOPED_TRACE(scene.name);
+    const LocalityOrder order = springsByEnds(scene.model);
+    expectValidOrder(scene.model, order);
+    for (size_t k = 0; k < order.particle.size(); ++k)
+      ASSERT_EQ(order.particle[k], k);
+    EXPECT_FALSE(order.identity());  // the scenes list their springs by kind, then by position
+    // the same springs in the same order as the locality order gives when it moves no particle
+    std::vector<glm::vec3> same(scene.model.particleCount(), glm::vec3(0.0f));
+    EXPECT_EQ(order.spring, localityOrder(scene.model, same).spring);
+  }
+}
+
 }  // namespace
 }  // namespace hooke
