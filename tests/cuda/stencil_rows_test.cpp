@@ -118,13 +118,14 @@ CudaOptions launched(int lanes, int batch, bool stencil) {
 
 // Item 22 changes how the launched q = A p finds a row's springs, not what it sums: on a model
 // whose springs are already in item 22's order, the stencil rows give the entries' bytes, for
-// batches of 3 and 4, one lane and several, and packed float3
+// batches of 3 and 4, one lane and several (up to 32, most of them without a spring), and packed
+// float3
 TEST(StencilRows, LaunchedApplyGivesTheEntriesBits) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = springsSortedByEnds(makeCloth(16, {}));
   const Scene volume = springsSortedByEnds(makeVolume(10, {}));
   for (const Scene* scene : {&cloth, &volume}) {
-    for (int lanes : {1, 2, 4}) {
+    for (int lanes : {1, 2, 4, 32}) {
       for (int batch : {3, 4}) {
         for (bool float4 : {true, false}) {
           if (!float4 && lanes != 2) continue;
