@@ -308,9 +308,12 @@ class CudaBackend final : public Backend {
   uint32_t particles_ = 0, springs_ = 0;
   std::vector<glm::uvec2> spring_ends_;  // topology, to refuse updateModel changing it
   std::vector<uint8_t> pinned_;
-  // item 15: the device order; ordered_ false when it is the model's own (then order_ is unused)
+  // item 15: the device order. ordered_: particles are not in the model's own order (every host
+  // vector is then translated); springs_ordered_: springs are not (their parameters are). Item
+  // 22 moves springs only.
   LocalityOrder order_;
   bool ordered_ = false;
+  bool springs_ordered_ = false;
   mutable std::vector<glm::vec3> host_order_staging_;  // a vector in device order, on the host
   void* arena_ = nullptr;
   void* stage_arena_ = nullptr;  // item 18's halos, when the grid solve stages them
@@ -378,6 +381,8 @@ void CudaBackend::release() {
   stage_arena_ = nullptr;
   entries_arena_ = nullptr;
   entries_ = cuda::ApplyEntries::kPairs;
+  order_ = LocalityOrder{};
+  ordered_ = springs_ordered_ = false;
   buffers_ = Buffers{};
   loaded_ = false;
   particles_ = springs_ = 0;
@@ -679,17 +684,18 @@ Status CudaBackend::downloadVectors(const void* device, size_t count, glm::vec3*
 // the model's per-particle and per-spring parameters, in the device order (item 15)
 Status CudaBackend::uploadParameters(const Model& model) {
   const size_t n = model.particleCount(), springs = model.springCount();
-  auto inOrder = [&](const std::vector<float>& values, const std::vector<uint32_t>& order) {
-    if (!ordered_) return values;
+  auto inOrder = [&](const std::vector<float>& values, bool moved,
+                     const std::vector<uint32_t>& order) {
+    if (!moved) return values;
     std::vector<float> out(values.size());
     for (size_t k = 0; k < out.size(); ++k)
       out[k] = values[order[k]];
     return out;
   };
-  const std::vector<float> mass = inOrder(model.mass, order_.particle);
-  const std::vector<float> rest = inOrder(model.rest_length, order_.spring);
-  const std::vector<float> stiffness = inOrder(model.stiffness, order_.spring);
-  const std::vector<float> damping = inOrder(model.damping, order_.spring);
+  const std::vector<float> mass = inOrder(model.mass, ordered_, order_.particle);
+  const std::vector<float> rest = inOrder(model.rest_length, springs_ordered_, order_.spring);
+  const std::vector<float> stiffness = inOrder(model.stiffness, springs_ordered_, order_.spring);
+  const std::vector<float> damping = inOrder(model.damping, springs_ordered_, order_.spring);
   HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.mass, mass.data(), n * sizeof(float),
                                  cudaMemcpyHostToDevice, stream_));
   HOOKE_CUDA_TRY(cudaMemcpyAsync(buffers_.rest, rest.data(), springs * sizeof(float),
@@ -747,13 +753,13 @@ Status CudaBackend::load(const Model& model, const State& state) {
 
   // item 15: the device order of particles and springs; every spring keeps its orientation.
   // Item 22 first: a model whose springs join particles at a few index offsets keeps its particle
-  // order (a Morton order would scatter the offsets), springs by their ends.
-  order_ = LocalityOrder{};
-  ordered_ = false;
+  // order (a Morton order would scatter the offsets), springs by their ends. release() has left
+  // the model's own order.
   std::vector<glm::uvec2> ends = model.spring_ends;  // in device springs and particle slots
   auto reorder = [&](LocalityOrder order) {
     order_ = std::move(order);
-    ordered_ = !order_.identity();
+    ordered_ = order_.particlesMove();
+    springs_ordered_ = order_.springsMove();
     for (size_t s = 0; s < springs; ++s) {
       const glm::uvec2 e = model.spring_ends[order_.spring[s]];
       ends[s] = glm::uvec2(order_.slot[e.x], order_.slot[e.y]);
@@ -764,7 +770,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
     reorder(springsByEnds(model));
     if (!cuda::buildStencilRows(ends, n, &stencil)) {
       order_ = LocalityOrder{};
-      ordered_ = false;
+      ordered_ = springs_ordered_ = false;
       ends = model.spring_ends;
     }
   }

@@ -28,6 +28,14 @@ uint32_t quantise(float value, float lo, float scale) {
   return static_cast<uint32_t>(t);
 }
 
+// true when some position of the order holds another index
+bool moves(const std::vector<uint32_t>& order) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (order[k] != k) return true;
+  }
+  return false;
+}
+
 // springs by (lower slot, higher slot, index): a counting sort on the lower slot (in index
 // order, so stable), then each bucket (a particle's springs towards higher slots: a handful) by
 // its higher slot. Linear in the springs, which outnumber the particles 6–13 to 1.
@@ -60,13 +68,13 @@ std::vector<uint32_t> springsBySlots(const Model& model, const std::vector<uint3
 }  // namespace
 
 bool LocalityOrder::identity() const {
-  for (size_t k = 0; k < particle.size(); ++k) {
-    if (particle[k] != k) return false;
-  }
-  for (size_t k = 0; k < spring.size(); ++k) {
-    if (spring[k] != k) return false;
-  }
-  return true;
+  return !particlesMove() && !springsMove();
+}
+bool LocalityOrder::particlesMove() const {
+  return moves(particle);
+}
+bool LocalityOrder::springsMove() const {
+  return moves(spring);
 }
 
 uint64_t mortonKey(glm::vec3 p, glm::vec3 lo, float extent) {

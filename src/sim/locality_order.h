@@ -21,6 +21,8 @@ struct LocalityOrder {
   std::vector<uint32_t> slot;      // (particles) model particle -> its position in the order
   std::vector<uint32_t> spring;    // (springs) position in the order -> model spring
   bool identity() const;           // true when nothing moves
+  bool particlesMove() const;      // some particle's position differs from its index
+  bool springsMove() const;        // likewise for a spring
 };
 
 // The Morton key of p inside the box [lo, lo + extent]³: 21 bits per axis, interleaved (x in the

@@ -128,6 +128,8 @@ TEST(SpringsByEnds, KeepsTheParticlesAndSortsTheSpringsByTheirEnds) {
     for (size_t k = 0; k < order.particle.size(); ++k)
       ASSERT_EQ(order.particle[k], k);
     EXPECT_FALSE(order.identity());  // the scenes list their springs by kind, then by position
+    EXPECT_FALSE(order.particlesMove());
+    EXPECT_TRUE(order.springsMove());
     // by (lower, higher) particle, ties by index: a plain sort of the keys gives the same order
     std::vector<uint32_t> expected(scene.model.springCount());
     std::iota(expected.begin(), expected.end(), 0u);
