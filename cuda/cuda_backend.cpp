@@ -20,6 +20,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_pcg.h"
 #include "cuda/kernel_api.h"
+#include "cuda/lattice_tiles.h"
 #include "cuda/staged_halo.h"
 #include "cuda/stencil_rows.h"
 #include "cuda/whole_cg.h"
@@ -107,6 +108,14 @@ struct Buffers {
 
 // Item 13's automatic rule: the gather threads per multiprocessor a small system is spread over.
 constexpr size_t kGatherThreadsPerSm = 512;
+// Beyond that size, lanes are the power of two nearest this share of a row: a third; a sixth
+// where the launched path batches its loads (item 16: cloth 2, volume 4); a twelfth where it
+// also gathers item 23's lattice tiles (cloth 1, volume 2: on the H200 1 lane was 6 % faster at
+// 262k and 4 % at 1M cloth particles in tiles, 2 lanes 1 % and 8 % at 265k and 1M volume
+// particles, bench/results/gpu-h200-2026-12-02-tiles.json)
+constexpr double kRowShare = 3.0;
+constexpr double kBatchedRowShare = 6.0;
+constexpr double kTiledRowShare = 12.0;
 
 // CudaOptions::grid_block 0: the grid path runs 512-thread blocks once its threads would fill
 // more than this many 256-thread blocks per multiprocessor. On the H200 512 was 6–11 % faster at
@@ -255,6 +264,15 @@ class CudaBackend final : public Backend {
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
   bool compactInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kCompact; }
   bool stencilInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kStencil; }
+  bool aheadInUse() const { return stencilInUse() && (apply_mode_ & cuda::kApplyAhead) != 0; }
+  bool tilesInUse(uint32_t tile[3]) const {
+    const bool on = stencilInUse() && device_model_.tiles.slots != 0;
+    const cuda::LatticeTiles& t = device_model_.tiles;
+    tile[0] = on ? 1u << t.shift_x : 0u;
+    tile[1] = on ? 1u << t.shift_y : 0u;
+    tile[2] = on ? 1u << t.shift_z : 0u;
+    return on;
+  }
   bool dependentInUse() const { return loaded_ && path_ == CgPath::kLaunches && dependentLaunch(); }
 
  private:
@@ -271,7 +289,7 @@ class CudaBackend final : public Backend {
   Status injectFault();
   Status choosePath(size_t particles, size_t springs);
   int lanesFor(const KernelShape& shape, bool one_block, size_t particles, size_t springs,
-               bool batched) const;
+               double row_share) const;
   bool batchedApply(size_t particles) const;  // item 16 for the launched q = A p
   int applyBatch(bool batched, size_t particles, size_t springs, int lanes) const;
   // item 14 applies to the fused grid path only
@@ -329,6 +347,7 @@ class CudaBackend final : public Backend {
   int apply_lanes_ = 1;  // item 13: threads per particle of the launched q = A p
   int apply_batch_ = 1;  // item 16: entries whose loads its lanes issue together
   cuda::ApplyEntries entries_ = cuda::ApplyEntries::kPairs;  // items 20 and 22: what it reads
+  int apply_mode_ = 0;  // with item 22's rows: kApplyTiled (item 23) | kApplyAhead (item 24)
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
   Reduction newton_reduction_;
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
@@ -381,6 +400,8 @@ void CudaBackend::release() {
   stage_arena_ = nullptr;
   entries_arena_ = nullptr;
   entries_ = cuda::ApplyEntries::kPairs;
+  device_model_.tiles = cuda::LatticeTiles{};
+  apply_mode_ = 0;
   order_ = LocalityOrder{};
   ordered_ = springs_ordered_ = false;
   buffers_ = Buffers{};
@@ -524,7 +545,7 @@ Status CudaBackend::init() {
 // or with batched loads (item 16, the launched path) a sixth, so each lane has about six entries to
 // batch.
 int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t particles,
-                          size_t springs, bool batched) const {
+                          size_t springs, double row_share) const {
   if (options_.gather_lanes > 0) return options_.gather_lanes;
   if (particles == 0) return 1;
   const double per_particle = 2.0 * double(springs) / double(particles);
@@ -550,8 +571,8 @@ int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t parti
     while (lanes < most && particles * size_t(2 * lanes) <= target)
       lanes *= 2;
   } else {
-    // the power of two nearest a third (a sixth) of the row, by ratio
-    const double part = per_particle / (batched ? 6.0 : 3.0);
+    // the power of two nearest row_share of the row, by ratio
+    const double part = per_particle / row_share;
     while (lanes < cap && double(lanes) * 1.41421356 < part)
       lanes *= 2;
   }
@@ -730,6 +751,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.lanes = apply_lanes_;
   plan.batch = apply_batch_;
   plan.entries = entries_;
+  plan.apply_mode = apply_mode_;
   plan.dependent = dependentLaunch();
   return plan;
 }
@@ -747,8 +769,11 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // the CG path and the launched q = A p's lanes and batches, from the sizes alone
   HOOKE_TRY(choosePath(n, springs));
   const bool batched = batchedApply(n);
-  apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, batched);
-  apply_batch_ = applyBatch(batched, n, springs, apply_lanes_);
+  auto chooseLanes = [&](double row_share) {
+    apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, row_share);
+    apply_batch_ = applyBatch(batched, n, springs, apply_lanes_);
+  };
+  chooseLanes(batched ? kBatchedRowShare : kRowShare);
   const bool launched_batches = path_ == CgPath::kLaunches && apply_batch_ > 1;
 
   // item 15: the device order of particles and springs; every spring keeps its orientation.
@@ -776,6 +801,29 @@ Status CudaBackend::load(const Model& model, const State& state) {
   }
   if (stencil.meta.empty() && options_.locality_order && n > 0)
     reorder(localityOrder(model, state.x));
+  // item 23: stencil rows of a lattice in tiles of one block's rows per round (in the shape of
+  // the tiled kernel), with fewer lanes per row: a tile's rows share what L1 holds, and a lane's
+  // longer share of a row keeps more loads in flight
+  const int ahead = options_.stencil_ahead ? cuda::kApplyAhead : 0;
+  cuda::LatticeTiles tiles;
+  uint32_t dims[3];
+  if (!stencil.meta.empty() && options_.lattice_tiles &&
+      cuda::latticeOfOffsets(stencil.offsets, n, dims)) {
+    chooseLanes(kTiledRowShare);
+    uint32_t tile[3];
+    if (options_.lattice_tile[0] > 0) {
+      for (int a = 0; a < 3; ++a)
+        tile[a] = uint32_t(std::max(1, options_.lattice_tile[a]));
+    } else {
+      const KernelShape& shape =
+          cg_shapes_[cuda::stencilKernelId(cuda::kApplyTiled | ahead, apply_batch_)];
+      cuda::automaticTile(dims, uint32_t(shape.block / apply_lanes_), uint32_t(apply_lanes_), tile);
+    }
+    if (!cuda::makeLatticeTiles(dims, tile, &tiles)) {
+      tiles = cuda::LatticeTiles{};
+      chooseLanes(kBatchedRowShare);
+    }
+  }
 
   // CSR adjacency, particle -> its springs in increasing (device) spring order, the order of
   // every gather's sum, each with the other end and which end this particle is
@@ -834,7 +882,14 @@ Status CudaBackend::load(const Model& model, const State& state) {
   } else if (apply_batch_ > 1) {
     apply_kernel = short_batch ? cuda::kApplyBatched3Kernel : cuda::kApplyBatchedKernel;
   }
-  apply_ = launchFor(cg_shapes_[apply_kernel], n * size_t(apply_lanes_));
+  // with stencil rows: item 24's words a round ahead, item 23's tiles where found above
+  apply_mode_ = 0;
+  if (entries_ == cuda::ApplyEntries::kStencil) {
+    apply_mode_ = ahead | (tiles.slots != 0 ? cuda::kApplyTiled : 0);
+    apply_kernel = cuda::stencilKernelId(apply_mode_, apply_batch_);
+  }
+  apply_ = launchFor(cg_shapes_[apply_kernel],
+                     size_t(tiles.slots != 0 ? tiles.slots : n) * size_t(apply_lanes_));
   // one allocation: own_start then the entries (item 20), or the stencil rows (item 22)
   const size_t compact_start_bytes = compact.own_start.size() * sizeof(uint32_t);
   const size_t entries_bytes =
@@ -940,6 +995,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   device_model_.compact = nullptr;
   device_model_.stencil = nullptr;
   device_model_.stencil_count = 0;
+  device_model_.tiles = cuda::LatticeTiles{};
   if (entries_ != cuda::ApplyEntries::kPairs) {
     allocated = cudaMalloc(&entries_arena_, entries_bytes);
     if (allocated != cudaSuccess) {
@@ -954,6 +1010,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
       device_model_.stencil = reinterpret_cast<const uint2*>(base);
       device_model_.stencil_count = static_cast<uint32_t>(stencil.offsets.size());
       std::copy(stencil.offsets.begin(), stencil.offsets.end(), device_model_.stencil_offsets);
+      device_model_.tiles = tiles;
       HOOKE_CUDA_TRY(cudaMemcpyAsync(entries_arena_, stencil.meta.data(), entries_bytes,
                                      cudaMemcpyHostToDevice, stream_));
     } else {
@@ -1093,7 +1150,7 @@ Status CudaBackend::choosePath(size_t particles, size_t springs) {
   whole_lanes_ = 1;
   single_reduction_ = false;
   if (path == CgPath::kOneBlock) {
-    whole_lanes_ = lanesFor(one_block_shape_, true, particles, springs, false);
+    whole_lanes_ = lanesFor(one_block_shape_, true, particles, springs, kRowShare);
     const size_t threads = particles * size_t(whole_lanes_);
     const int wanted = static_cast<int>(std::min<size_t>(
         size_t(one_block_shape_.block), std::max<size_t>(32, (threads + 31) / 32 * 32)));
@@ -1101,7 +1158,7 @@ Status CudaBackend::choosePath(size_t particles, size_t springs) {
   } else if (path == CgPath::kGrid) {
     single_reduction_ = singleReduction(particles);
     const KernelShape* shape = single_reduction_ ? &single_shape_ : &grid_shape_;
-    whole_lanes_ = lanesFor(*shape, false, particles, springs, false);
+    whole_lanes_ = lanesFor(*shape, false, particles, springs, kRowShare);
     // grid_block 0: 512-thread blocks once 256-thread ones would put more than
     // kGrid512BlocksPerSm on a multiprocessor on average (half as many barrier participants and
     // block partials, the same resident threads)
@@ -1584,6 +1641,22 @@ bool cudaCompactEntries(const Backend& backend) {
 bool cudaStencilRows(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->stencilInUse();
+}
+
+bool cudaStencilAhead(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->aheadInUse();
+}
+
+bool cudaLatticeTiles(const Backend& backend, int tile[3]) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  uint32_t t[3] = {0, 0, 0};
+  const bool on = cuda != nullptr && cuda->tilesInUse(t);
+  if (tile != nullptr) {
+    for (int a = 0; a < 3; ++a)
+      tile[a] = int(t[a]);
+  }
+  return on;
 }
 
 bool cudaDependentLaunch(const Backend& backend) {

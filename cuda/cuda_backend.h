@@ -116,6 +116,20 @@ struct CudaOptions {
   // lower particles. The same entries in the same order as the pairs in that order, so the same
   // sums. Takes precedence over items 15 and 20; elsewhere they apply as before.
   bool stencil_rows = true;
+  // Item 23, with item 22's stencil rows: where their offsets imply a lattice (W from the shear
+  // offsets W − 1, W, W + 1, a volume's plane P = W·H likewise, cuda/lattice_tiles.h), q = A p's
+  // blocks gather boxes of the lattice instead of runs of consecutive rows, so the neighbours at W
+  // and P away, and the springs to them, are mostly read again from the block's own L1 rather
+  // than from L2. Each row's sum is the same bits; p·A p's block partials group the rows
+  // differently. lattice_tile: the box (powers of two, x, y, z); 0 in x: one block's rows per
+  // round, a warp's along x (cuda::automaticTile).
+  bool lattice_tiles = true;
+  int lattice_tile[3] = {0, 0, 0};
+  // Item 24, with item 22's stencil rows: each lane loads the 8-byte word (first own spring, row
+  // mask) of the row it gathers next while it gathers the current one, so a row starts with its
+  // spring blocks' addresses known instead of one memory round trip away. The same sums, bit for
+  // bit.
+  bool stencil_ahead = true;
   // Item 21, kLaunches on sm_90 and later, up to this many particles: programmatic dependent
   // launch. Each CG iteration kernel may be scheduled while the one before it still runs, and
   // waits for its results on the device (griddepcontrol), so the next grid's launch and block
@@ -196,6 +210,14 @@ bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr);
 // loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is
 // on another path.
 int cudaGatherBatch(const Backend& backend);
+
+// Whether a loaded CUDA backend's launched q = A p visits its stencil rows in item 23's lattice
+// tiles; tile (if given) gets the tile's extents (x, y, z), zeros when not.
+bool cudaLatticeTiles(const Backend& backend, int tile[3] = nullptr);
+
+// Whether a loaded CUDA backend's launched q = A p loads its stencil rows' words a round ahead
+// (item 24).
+bool cudaStencilAhead(const Backend& backend);
 
 // Whether a loaded CUDA backend's launched q = A p reads item 20's 4-byte entries; false when it
 // is not a CUDA backend, holds no model or does not.

@@ -32,7 +32,7 @@ Status CudaPcg::launchIteration() {
   const CgPlan& c = plan_;
   HOOKE_CUDA_TRY(launchApply(c.apply, c.stream, c.float4_layout, c.fused_finish, c.model, c.system,
                              c.vectors, c.reduction, c.scalars, c.lanes, c.batch, c.entries,
-                             c.dependent));
+                             c.apply_mode, c.dependent));
   if (!c.fused_finish) {
     HOOKE_CUDA_TRY(
         launchAlpha(c.finish_threads, c.stream, c.reduction, c.apply.grid, c.scalars, c.dependent));

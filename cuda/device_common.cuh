@@ -257,22 +257,69 @@ __device__ __forceinline__ glm::vec3 bodyForce(const DeviceModel& m, float mass,
 // then runs once per particle with r.springs the whole sum. With one lane: a plain grid-stride
 // loop without shuffles (the compiler may then overlap one particle's loads with the next one's);
 // with several: rounds of groups, a group's parts summed by groupSum.
-template <typename Row, typename Finish>
-__device__ __forceinline__ void gatherRows(const GatherLanes& g, uint32_t first, uint32_t stride,
-                                           uint32_t n, Row row, Finish finish) {
+// gatherRows over slots 0 .. slots − 1 instead of rows, slot k gathering row rowOf(k), or nothing
+// when that is kNoParticle (item 23's lattice tiles; every row must be some slot's, once)
+template <typename RowOf, typename Row, typename Finish>
+__device__ __forceinline__ void gatherSlots(const GatherLanes& g, uint32_t first, uint32_t stride,
+                                            uint32_t slots, RowOf rowOf, Row row, Finish finish) {
   if (g.lanes == 1) {
-    for (uint32_t i = first; i < n; i += stride)
-      finish(i, row(i, 0u, 1u));
+    for (uint32_t k = first; k < slots; k += stride) {
+      const uint32_t i = rowOf(k);
+      if (i != kNoParticle) finish(i, row(i, 0u, 1u));
+    }
     return;
   }
-  for (uint32_t round = g.first; round < n; round += g.step) {
-    const uint32_t i = round + g.group;
-    const bool valid = i < n;
+  for (uint32_t round = g.first; round < slots; round += g.step) {
+    const uint32_t k = round + g.group;
+    const uint32_t i = k < slots ? rowOf(k) : kNoParticle;
+    const bool valid = i != kNoParticle;
     decltype(row(0u, 0u, 1u)) r{};
     if (valid) r = row(i, g.sub, g.lanes);
     r.springs = groupSum(valid ? r.springs : glm::vec3(0.0f), g.lanes);
     if (valid && g.sub == 0) finish(i, r);
   }
+}
+
+// gatherSlots with one load of each row issued a round early (item 24): ahead(i) loads what row i
+// needs first (kNoParticle: something harmless), and row(i, sub, lanes, word) gets it, loaded
+// while the round before was gathered. The same rows, sums and order as gatherSlots.
+template <typename RowOf, typename Ahead, typename Row, typename Finish>
+__device__ __forceinline__ void gatherSlotsAhead(const GatherLanes& g, uint32_t first,
+                                                 uint32_t stride, uint32_t slots, RowOf rowOf,
+                                                 Ahead ahead, Row row, Finish finish) {
+  if (g.lanes == 1) {
+    uint32_t i = first < slots ? rowOf(first) : kNoParticle;
+    auto word = ahead(i);
+    for (uint32_t k = first; k < slots; k += stride) {
+      const uint32_t now = i;
+      const auto word_now = word;
+      i = k + stride < slots ? rowOf(k + stride) : kNoParticle;
+      word = ahead(i);
+      if (now != kNoParticle) finish(now, row(now, 0u, 1u, word_now));
+    }
+    return;
+  }
+  uint32_t i = g.first + g.group < slots ? rowOf(g.first + g.group) : kNoParticle;
+  auto word = ahead(i);
+  for (uint32_t round = g.first; round < slots; round += g.step) {
+    const uint32_t now = i;
+    const auto word_now = word;
+    const uint32_t next = round + g.step + g.group;
+    i = round + g.step < slots && next < slots ? rowOf(next) : kNoParticle;
+    word = ahead(i);
+    const bool valid = now != kNoParticle;
+    decltype(row(0u, 0u, 1u, word_now)) r{};
+    if (valid) r = row(now, g.sub, g.lanes, word_now);
+    r.springs = groupSum(valid ? r.springs : glm::vec3(0.0f), g.lanes);
+    if (valid && g.sub == 0) finish(now, r);
+  }
+}
+
+template <typename Row, typename Finish>
+__device__ __forceinline__ void gatherRows(const GatherLanes& g, uint32_t first, uint32_t stride,
+                                           uint32_t n, Row row, Finish finish) {
+  gatherSlots(
+      g, first, stride, n, [](uint32_t k) { return k; }, row, finish);
 }
 
 // f_i = base + Σ_{s ∋ i} ±f_s, the spring forces at (x, v) gathered over i's springs in spring

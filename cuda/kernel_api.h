@@ -9,6 +9,7 @@
 #include <glm/glm.hpp>
 
 #include "cuda/kernel_shape.h"
+#include "cuda/lattice_tiles.h"
 #include "cuda/stencil_rows.h"
 
 namespace hooke::cuda {
@@ -22,6 +23,11 @@ inline constexpr int kGatherBatchShort = 3;
 // How the launched q = A p finds a row's springs: (spring, other) pairs, item 20's 4-byte
 // entries, or item 22's offset-stencil rows
 enum class ApplyEntries { kPairs, kCompact, kStencil };
+
+// How the launched q = A p walks item 22's stencil rows (bits): in item 23's lattice tiles
+// (DeviceModel::tiles), and with each row's 8-byte word loaded a round ahead (item 24)
+inline constexpr int kApplyTiled = 1;
+inline constexpr int kApplyAhead = 2;
 
 // One launch: grid-stride loops cover any count with any grid.
 struct Launch {
@@ -50,6 +56,9 @@ struct DeviceModel {
   const uint2* stencil = nullptr;  // (particles)
   uint32_t stencil_count = 0;      // D, at most kStencilMaxOffsets
   uint32_t stencil_offsets[kStencilMaxOffsets] = {};
+  // item 23, with item 22's rows only: the order in which the launched q = A p's grid-stride loop
+  // visits the rows (cuda/lattice_tiles.h); slots 0: particle order
+  LatticeTiles tiles;
   const uint2* ends = nullptr;       // (springs) i, j
   const float* rest = nullptr;       // (springs) L
   const float* stiffness = nullptr;  // (springs) k
@@ -214,6 +223,10 @@ enum CgKernelId {
   kApplyCompact3Kernel,  // and of kGatherBatchShort
   kApplyStencilKernel,   // item 22's offset-stencil rows, batches of kGatherBatch
   kApplyStencil3Kernel,  // and of kGatherBatchShort
+  // the same in each mode (kApplyTiled | kApplyAhead: 1 to 3), batches of kGatherBatch then of
+  // kGatherBatchShort: kApplyStencilModes + 2 (mode − 1) + (short batch)
+  kApplyStencilModes,
+  kApplyStencilModesLast = kApplyStencilModes + 5,
   kUpdateKernel,
   kDirectionKernel,
   kFinishKernel,
@@ -233,11 +246,19 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 // 1 to 32; launch.grid × launch.block threads cover lanes × particles in rounds), each lane
 // issuing `batch` entries' loads together (1, 3 or 4: item 16); entries: the pairs, item 20's
 // 4-byte entries (model.compact) or item 22's stencil rows (model.stencil), the last two in
-// batches of 3 or 4 only; fused: the last block also computes α (launchAlpha's work)
+// batches of 3 or 4 only; fused: the last block also computes α (launchAlpha's work). mode: with
+// the stencil rows, kApplyTiled (model.tiles) and kApplyAhead; 0 otherwise
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
                         Reduction reduction, CgScalars* scalars, int lanes, int batch,
-                        ApplyEntries entries, bool dependent);
+                        ApplyEntries entries, int mode, bool dependent);
+
+// The CgKernelId of item 22's q = A p in `mode` with batches of `batch` (3 or 4)
+inline CgKernelId stencilKernelId(int mode, int batch) {
+  const bool short_batch = batch == kGatherBatchShort;
+  if (mode == 0) return short_batch ? kApplyStencil3Kernel : kApplyStencilKernel;
+  return static_cast<CgKernelId>(kApplyStencilModes + 2 * (mode - 1) + (short_batch ? 1 : 0));
+}
 
 // α = r·z / p·q, or breakdown
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,

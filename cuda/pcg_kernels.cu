@@ -49,15 +49,19 @@ __device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* 
 // zero at pinned particles (their rows are filtered); partial sums of p·(A p). Each particle's
 // springs are split over `lanes` threads (item 13), each lane issuing the loads of kBatch of its
 // entries together (item 16), from the (spring, other) pairs, from item 20's 4-byte entries or
-// from item 22's stencil rows: the same entries in the same order, so the same bits. Fused: the
-// last block to finish sums the partials and computes α itself.
-template <bool F4, bool kFused, int kBatch, ApplyEntries kEntries = ApplyEntries::kPairs>
+// from item 22's stencil rows: the same entries in the same order, so the same bits. With stencil
+// rows, the rows may be visited in item 23's lattice tiles (the same rows' bits; the partials
+// group them differently). Fused: the last block to finish sums the partials and computes α
+// itself.
+template <bool F4, bool kFused, int kBatch, ApplyEntries kEntries = ApplyEntries::kPairs,
+          int kMode = 0>
 __global__ void __launch_bounds__(kHeavyThreads)
     applyKernel(DeviceModel m, DeviceSystem sys, CgVectors cg, Reduction reduction,
                 CgScalars* scalars, uint32_t lanes) {
   awaitPrevious();
   if (scalars->done) return;  // uniform across the grid
   constexpr bool kStencil = kEntries == ApplyEntries::kStencil;
+  static_assert(kStencil || kMode == 0, "tiles and rows ahead are item 22's only");
   __shared__ uint32_t offsets[kStencil ? kStencilMaxOffsets : 1];
   if constexpr (kStencil) {
     if (threadIdx.x < kStencilMaxOffsets) offsets[threadIdx.x] = m.stencil_offsets[threadIdx.x];
@@ -69,7 +73,8 @@ __global__ void __launch_bounds__(kHeavyThreads)
   struct Row {
     glm::vec3 pi, springs;
   };
-  auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes_now) {
+  // own: item 22's word of row i (its first own spring, its mask); unused otherwise
+  auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes_now, uint2 own) {
     Row r{loadConst(p, i), glm::vec3(0.0f)};
     struct Entry {
       float4 block;
@@ -80,7 +85,6 @@ __global__ void __launch_bounds__(kHeavyThreads)
     if constexpr (kStencil) {
       // the row's k-th set position is its k-th entry; a spring's place in its lower end's run
       // is the number of that end's own springs at smaller offsets
-      const uint2 own = __ldg(m.stencil + i);
       const uint32_t count = m.stencil_count;
       auto fetch = [&](uint32_t b) {
         uint32_t other, spring;
@@ -121,8 +125,34 @@ __global__ void __launch_bounds__(kHeavyThreads)
     store(q, i, out);
     sums[0] += dotDouble(r.pi, out);
   };
-  gatherRows(gatherLanes(lanes, firstIndex(), gridStride()), firstIndex(), gridStride(),
-             m.particles, row, finish);
+  const GatherLanes g = gatherLanes(lanes, firstIndex(), gridStride());
+  if constexpr (kStencil) {
+    // item 23: the rows in lattice tiles; item 24: each row's word loaded a round ahead
+    constexpr bool kTiled = (kMode & kApplyTiled) != 0, kAhead = (kMode & kApplyAhead) != 0;
+    const LatticeTiles& t = m.tiles;
+    const uint32_t slots = kTiled ? t.slots : m.particles;
+    auto rowOf = [&](uint32_t k) { return kTiled ? latticeSlotRow(t, k) : k; };
+    auto word = [&](uint32_t i) {
+      return i != kNoParticle ? __ldg(m.stencil + i) : make_uint2(0u, 0u);
+    };
+    if constexpr (kAhead) {
+      gatherSlotsAhead(g, firstIndex(), gridStride(), slots, rowOf, word, row, finish);
+    } else {
+      gatherSlots(
+          g, firstIndex(), gridStride(), slots, rowOf,
+          [&](uint32_t i, uint32_t sub, uint32_t lanes_now) {
+            return row(i, sub, lanes_now, __ldg(m.stencil + i));
+          },
+          finish);
+    }
+  } else {
+    gatherRows(
+        g, firstIndex(), gridStride(), m.particles,
+        [&](uint32_t i, uint32_t sub, uint32_t lanes_now) {
+          return row(i, sub, lanes_now, make_uint2(0u, 0u));
+        },
+        finish);
+  }
   writePartials<1>(sums, reduction);
   if constexpr (kFused) {
     if (!lastBlockToArrive(&scalars->apply_arrivals)) return;
@@ -261,6 +291,23 @@ cudaError_t queryCommon(int limit, bool prefer_l1, std::initializer_list<Kernel>
   return error;
 }
 
+using ApplyKernelFn = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*,
+                               uint32_t);
+
+// item 22's q = A p in one of its modes (kApplyTiled | kApplyAhead) with batches of 3 or 4
+template <bool F4, bool kFused>
+ApplyKernelFn stencilKernel(int mode, int batch) {
+  constexpr ApplyEntries S = ApplyEntries::kStencil;
+  constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
+  const ApplyKernelFn kernels[4][2] = {
+      {applyKernel<F4, kFused, B, S, 0>, applyKernel<F4, kFused, B3, S, 0>},
+      {applyKernel<F4, kFused, B, S, 1>, applyKernel<F4, kFused, B3, S, 1>},
+      {applyKernel<F4, kFused, B, S, 2>, applyKernel<F4, kFused, B3, S, 2>},
+      {applyKernel<F4, kFused, B, S, 3>, applyKernel<F4, kFused, B3, S, 3>}};
+  if (mode < 0 || mode > 3 || (batch != B && batch != B3)) return nullptr;
+  return kernels[mode][batch == B3 ? 1 : 0];
+}
+
 template <bool F4>
 cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
   cudaError_t e;
@@ -299,6 +346,15 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
                               {applyKernel<F4, false, B3, S>, applyKernel<F4, true, B3, S>},
                               &out[kApplyStencil3Kernel])))
     return e;
+  for (int mode = 1; mode <= (kApplyTiled | kApplyAhead); ++mode) {
+    for (int batch : {B, B3}) {
+      if ((e = queryCommon<Apply>(
+               kHeavyThreads, prefer_l1,
+               {stencilKernel<F4, false>(mode, batch), stencilKernel<F4, true>(mode, batch)},
+               &out[stencilKernelId(mode, batch)])))
+        return e;
+    }
+  }
   if ((e = queryCommon<Update>(kLightThreads, prefer_l1,
                                {updateKernel<F4, false>, updateKernel<F4, true>},
                                &out[kUpdateKernel])))
@@ -351,7 +407,7 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
                         Reduction reduction, CgScalars* scalars, int lanes, int batch,
-                        ApplyEntries entries, bool dependent) {
+                        ApplyEntries entries, int mode, bool dependent) {
   using Kernel = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*, uint32_t);
   constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
   constexpr ApplyEntries P = ApplyEntries::kPairs, C = ApplyEntries::kCompact,
@@ -379,9 +435,16 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
     return cudaErrorInvalidValue;
   if (entries == S && (model.stencil == nullptr || model.stencil_count > kStencilMaxOffsets))
     return cudaErrorInvalidValue;
-  const Kernel kernel = kernels[float4_layout][fused][static_cast<int>(entries)][batch == 1    ? 0
-                                                                                 : batch == B3 ? 1
-                                                                                               : 2];
+  if (mode != 0 && entries != S) return cudaErrorInvalidValue;
+  if ((mode & kApplyTiled) != 0 && model.tiles.slots == 0) return cudaErrorInvalidValue;
+  const Kernel kernel =
+      mode != 0 ? (float4_layout ? (fused ? stencilKernel<true, true>(mode, batch)
+                                          : stencilKernel<true, false>(mode, batch))
+                                 : (fused ? stencilKernel<false, true>(mode, batch)
+                                          : stencilKernel<false, false>(mode, batch)))
+                : kernels[float4_layout][fused][static_cast<int>(entries)][batch == 1    ? 0
+                                                                           : batch == B3 ? 1
+                                                                                         : 2];
   if (kernel == nullptr) return cudaErrorInvalidValue;
   return launchCg(kernel, launch.grid, launch.block, stream, dependent, model, system, cg,
                   reduction, scalars, static_cast<uint32_t>(lanes));

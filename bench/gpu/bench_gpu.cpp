@@ -46,13 +46,15 @@ struct Args {
   bool crossover = true;
   bool lanes = true;        // the item-13 sweep of lanes per particle
   bool lanes_only = false;  // only the floors and that sweep
+  bool tiles = true;        // the item-23 sweep of lattice tiles
+  bool tiles_only = false;  // only the floors and that sweep
   bool quick = false;       // fewer steps per measurement
 };
 
 constexpr const char* kUsage =
     "usage: hooke-bench-gpu [--json FILE] [--commit ID] [--budget SECONDS] [--max-res N]\n"
     "                       [--no-ablation] [--no-crossover] [--no-lanes] [--lanes-only]\n"
-    "                       [--quick]";
+    "                       [--no-tiles] [--tiles-only] [--quick]";
 
 int parseArgs(int argc, char** argv, Args* out) {
   for (int i = 1; i < argc; ++i) {
@@ -79,6 +81,10 @@ int parseArgs(int argc, char** argv, Args* out) {
       out->lanes = false;
     } else if (arg == "--lanes-only") {
       out->lanes_only = true;
+    } else if (arg == "--no-tiles") {
+      out->tiles = false;
+    } else if (arg == "--tiles-only") {
+      out->tiles_only = true;
     } else if (arg == "--quick") {
       out->quick = true;
     } else {
@@ -172,6 +178,8 @@ CudaOptions originalOptions() {
   o.gather_batch = 1;
   o.compact_entries = false;             // item 20 (it needs batched loads anyway)
   o.stencil_rows = false;                // item 22 (likewise)
+  o.lattice_tiles = false;               // item 23 (likewise)
+  o.stencil_ahead = false;               // item 24 (likewise)
   o.dependent_launch_max_particles = 0;  // item 21
   o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
   return o;
@@ -198,6 +206,12 @@ struct Row {
   RunSummary run;
 };
 
+// item 23's tile as [x, y, z] (zeros: untiled)
+Json tileJson(const RunSummary& run) {
+  return Json::array(
+      {Json::integer(run.tile[0]), Json::integer(run.tile[1]), Json::integer(run.tile[2])});
+}
+
 Json rowJson(const Row& r) {
   Fields f = {{"scene", Json::string(r.scene)},
               {"res", Json::integer(r.res)},
@@ -212,6 +226,8 @@ Json rowJson(const Row& r) {
   if (r.variant != "floor_latency" && r.variant != "floor_bandwidth") {
     f.push_back({"path", Json::string(r.run.path)});
     f.push_back({"lanes", Json::integer(r.run.lanes)});
+    f.push_back({"tile", tileJson(r.run)});
+    f.push_back({"ahead", Json::boolean(r.run.ahead)});
     f.push_back({"force_ms", Json::number(r.run.force_ms)});
     f.push_back({"cg_ms", Json::number(r.run.cg_ms)});
     f.push_back({"commit_ms", Json::number(r.run.commit_ms)});
@@ -231,7 +247,7 @@ struct Bench {
   Floors floors;
   int multiprocessors = 0;
   std::vector<Row> rows;
-  std::vector<Json> paths, ablation, crossover, lanes, grid_block;
+  std::vector<Json> paths, ablation, crossover, lanes, tiles, grid_block;
   int skipped = 0;
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started).count(); }
@@ -312,6 +328,13 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.float4_layout = false;
       alternatives.push_back({"launches-float3", o});
       o.float4_layout = true;
+      o.lattice_tiles = false;
+      alternatives.push_back({"launches-untiled", o});
+      o.stencil_ahead = false;
+      alternatives.push_back({"launches-untiled-behind", o});
+      o.lattice_tiles = true;
+      alternatives.push_back({"launches-behind", o});
+      o.stencil_ahead = true;
       o.stencil_rows = false;
       alternatives.push_back({"launches-entries", o});
       o.compact_entries = false;
@@ -363,6 +386,8 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"staged_entries", Json::boolean(run.staged_entries)},
                                       {"compact", Json::boolean(run.compact)},
                                       {"stencil", Json::boolean(run.stencil)},
+                                      {"tile", tileJson(run)},
+                                      {"ahead", Json::boolean(run.ahead)},
                                       {"error", Json::string(run.error)}}));
     }
   }
@@ -417,6 +442,8 @@ constexpr Item kItems[] = {
     {21, "21", "programmatic dependent launch of the launched path's kernels (off: plain order)"},
     {22, "22",
      "offset-stencil rows in the launched A p (off: item 15's Morton order, item 20's entries)"},
+    {23, "23", "lattice tiles of the stencil rows in the launched A p (off: rows in order)"},
+    {24, "24", "stencil rows' words loaded a round ahead in the launched A p (off: at the row)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -520,6 +547,16 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = launched && base.stencil;
         if (!applies) note = "the launched path with batched loads on a lattice's springs only";
         o.stencil_rows = false;
+        break;
+      case 23:
+        applies = launched && base.tile[0] > 0;
+        if (!applies) note = "the launched path's stencil rows on a lattice only";
+        o.lattice_tiles = false;
+        break;
+      case 24:
+        applies = launched && base.ahead;
+        if (!applies) note = "the launched path's stencil rows only";
+        o.stencil_ahead = false;
         break;
       case 21:
         applies = launched && n <= size_t(o.dependent_launch_max_particles);
@@ -681,6 +718,71 @@ void measureLanes(Bench& b) {
   }
 }
 
+// [SECTION] item 23: lattice tiles of the launched q = A p, per size (fixed iteration count)
+
+void measureTiles(Bench& b) {
+  const SolverSettings settings = settingsFor(true);
+  struct Point {
+    const char* scene;
+    int res;
+  };
+  const Point points[] = {{"cloth", 512}, {"cloth", 1024}, {"volume", 102}, {"volume", 162}};
+  struct Variant {
+    int lanes;    // 0: automatic
+    int tile[3];  // zeros: automatic; -1 in x: untiled
+    bool ahead;   // item 24
+    bool float4 = true;
+  };
+  const Variant cloth_variants[] = {{0, {-1, 0, 0}, false}, {0, {-1, 0, 0}, true},
+                                    {0, {0, 0, 0}, false},  {0, {0, 0, 0}, true},
+                                    {2, {0, 0, 0}, true},   {1, {32, 16, 1}, true},
+                                    {1, {16, 16, 1}, true}, {0, {0, 0, 0}, true, false}};
+  const Variant volume_variants[] = {{0, {-1, 0, 0}, false}, {0, {-1, 0, 0}, true},
+                                     {0, {0, 0, 0}, false},  {0, {0, 0, 0}, true},
+                                     {4, {0, 0, 0}, true},   {0, {16, 2, 4}, true},
+                                     {1, {0, 0, 0}, true},   {0, {0, 0, 0}, true, false}};
+  for (const Point& p : points) {
+    if (p.res > b.args.max_res && std::string(p.scene) == "cloth") continue;
+    if (p.res > b.args.max_res / 6 && std::string(p.scene) == "volume") continue;
+    const bool cloth = std::string(p.scene) == "cloth";
+    const Scene scene = cloth ? makeCloth(p.res, {}) : makeVolume(p.res, {});
+    const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
+    const Sized sized = stepsFor(n, true);
+    const Variant* begin = cloth ? std::begin(cloth_variants) : std::begin(volume_variants);
+    const Variant* end = cloth ? std::end(cloth_variants) : std::end(volume_variants);
+    for (const Variant* v = begin; v != end; ++v) {
+      if (b.outOfTime()) return;
+      CudaOptions o;
+      o.cg_path = CgPath::kLaunches;
+      o.gather_lanes = v->lanes;
+      o.lattice_tiles = v->tile[0] >= 0;
+      o.stencil_ahead = v->ahead;
+      o.float4_layout = v->float4;
+      for (int a = 0; a < 3; ++a)
+        o.lattice_tile[a] = std::max(0, v->tile[a]);
+      const RunSummary run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
+      char label[40];
+      std::snprintf(label, sizeof label, "tile-%dx%dx%d-l%d%s%s", run.tile[0], run.tile[1],
+                    run.tile[2], run.lanes, run.ahead ? "-ahead" : "", v->float4 ? "" : "-f3");
+      progress(label, p.scene, p.res, run, b.elapsed());
+      b.tiles.push_back(Json::object({{"scene", Json::string(p.scene)},
+                                      {"res", Json::integer(p.res)},
+                                      {"particles", Json::integer((long long)n)},
+                                      {"springs", Json::integer((long long)springs)},
+                                      {"automatic_lanes", Json::boolean(v->lanes == 0)},
+                                      {"automatic_tile", Json::boolean(v->tile[0] == 0)},
+                                      {"lanes", Json::integer(run.lanes)},
+                                      {"tile", tileJson(run)},
+                                      {"ahead", Json::boolean(run.ahead)},
+                                      {"float4", Json::boolean(v->float4)},
+                                      {"ok", Json::boolean(run.ok)},
+                                      {"step_ms", Json::number(run.step_ms)},
+                                      {"iteration_us", Json::number(run.iteration_us)},
+                                      {"error", Json::string(run.error)}}));
+    }
+  }
+}
+
 // [SECTION] report
 
 const Row* findRow(const Bench& b, const std::string& scene, int res, const std::string& variant,
@@ -720,14 +822,16 @@ int run(int argc, char** argv) {
       b.floors.latency_cooperative_us);
   std::fflush(stdout);
 
-  if (b.args.lanes || b.args.lanes_only) measureLanes(b);
-  if (b.args.crossover && !b.args.lanes_only) measureCrossover(b);
-  if (b.args.crossover && !b.args.lanes_only) measureGridBlock(b);
+  const bool only = b.args.lanes_only || b.args.tiles_only;
+  if ((b.args.lanes && !b.args.tiles_only) || b.args.lanes_only) measureLanes(b);
+  if ((b.args.tiles && !b.args.lanes_only) || b.args.tiles_only) measureTiles(b);
+  if (b.args.crossover && !only) measureCrossover(b);
+  if (b.args.crossover && !only) measureGridBlock(b);
 
   // cloth, the ablation, then the volumes (the order in which a short budget cuts them off)
   const int cloth_res[] = {32, 64, 128, 256, 512, 1024};
   for (const char* scene_name : {"cloth", "volume"}) {
-    if (b.args.lanes_only) break;
+    if (only) break;
     for (int res : cloth_res) {
       if (res > b.args.max_res) continue;
       const bool cloth = std::string(scene_name) == "cloth";
@@ -781,6 +885,7 @@ int run(int argc, char** argv) {
       {"ablation", Json::array(b.ablation)},
       {"crossover", Json::array(b.crossover)},
       {"lanes", Json::array(b.lanes)},
+      {"tiles", Json::array(b.tiles)},
       {"grid_block", Json::array(b.grid_block)},
       {"skipped_for_time", Json::integer(b.skipped)},
       {"wall_s", Json::number(b.elapsed())}};

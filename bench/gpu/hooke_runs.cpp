@@ -61,6 +61,8 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.staged_entries = staged_entries;
   out.compact = cudaCompactEntries(*backend);
   out.stencil = cudaStencilRows(*backend);
+  cudaLatticeTiles(*backend, out.tile);
+  out.ahead = cudaStencilAhead(*backend);
   return out;
 }
 

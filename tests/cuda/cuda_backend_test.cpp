@@ -321,6 +321,14 @@ std::vector<Variant> variants() {
 
 // Variants under one key may differ only in what cannot change a bit or a CG iteration: K,
 // graphs, the L2 window, timing and the whole-CG interval.
+// item 23's tile groups p·A p's block partials
+std::string tileKey(const Backend& backend) {
+  int tile[3];
+  if (!cudaLatticeTiles(backend, tile)) return "";
+  return "-tile" + std::to_string(tile[0]) + "x" + std::to_string(tile[1]) + "x" +
+         std::to_string(tile[2]);
+}
+
 std::string bitKey(const Backend& backend, const CudaOptions& o) {
   CgPath path = CgPath::kAuto;
   cudaCgPath(backend, &path);
@@ -332,7 +340,8 @@ std::string bitKey(const Backend& backend, const CudaOptions& o) {
          std::to_string(o.block_jacobi) + std::to_string(o.warm_start) + std::to_string(tree) +
          "l" + std::to_string(cudaGatherLanes(backend)) +
          (cudaSingleReduction(backend) ? "cg1" : "") + (o.locality_order ? "" : "-model-order") +
-         (cudaStencilRows(backend) ? "-stencil" : "") + (o.grid_block == 512 ? "-b512" : "");
+         (cudaStencilRows(backend) ? "-stencil" : "") + tileKey(backend) +
+         (o.grid_block == 512 ? "-b512" : "");
 }
 
 TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {

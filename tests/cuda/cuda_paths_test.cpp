@@ -476,9 +476,9 @@ TEST(GatherBatch, BatchedLaunchesGiveTheUnbatchedBits) {
 }
 
 // The automatic batch (gather_batch 0): none up to 512 particles per multiprocessor; beyond,
-// two full batches of a lane's share of a row: 3 for cloth (12 entries on 2 lanes), 4 for the
-// volume (25 on 4 lanes) and for cloth on one lane (12); a forced size wins; 0 off the launched
-// path
+// two full batches of a lane's share of a row: 3 for cloth without item 23's tiles (12 entries
+// on 2 lanes), 4 for cloth in tiles (12 on 1 lane) and for the volume (25 on 4 lanes, or on 2 in
+// tiles); a forced size wins; 0 off the launched path
 TEST(GatherBatch, AutomaticSizeFollowsTheEntriesPerLane) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto batchFor = [](const CudaOptions& o, const Scene& scene) {
@@ -492,9 +492,13 @@ TEST(GatherBatch, AutomaticSizeFollowsTheEntriesPerLane) {
   EXPECT_EQ(batchFor(onPath(CgPath::kGrid), makeCloth(16, {})), 0);
   if (512 * device.multiprocessors < 262144) {
     const Scene cloth = makeCloth(512, {}), volume = makeVolume(102, {});
-    if (device.multiprocessors >= 64) {  // the lanes rule's 2 and 4 (GatherLanes.Automatic*)
-      EXPECT_EQ(batchFor(launched, cloth), 3);
+    if (device.multiprocessors >= 64) {  // the lanes rule's (GatherLanes.Automatic*)
+      EXPECT_EQ(batchFor(launched, cloth), 4);
       EXPECT_EQ(batchFor(launched, volume), 4);
+      CudaOptions untiled = launched;
+      untiled.lattice_tiles = false;
+      EXPECT_EQ(batchFor(untiled, cloth), 3);
+      EXPECT_EQ(batchFor(untiled, volume), 4);
     }
     CudaOptions one = launched;
     one.gather_lanes = 1;
@@ -804,8 +808,9 @@ TEST(GridBlock, AutomaticSizeFollowsTheThreadsPerMultiprocessor) {
 // multiprocessors and 8 from 16; 4096 cloth particles 8 on 64 to 255 multiprocessors (the H200:
 // 132); a 2-particle spring 1; 65536 cloth particles 1 on fewer than 256 multiprocessors. Above
 // that size the launched path batches its loads (item 16) and takes the power of two nearest a
-// sixth of the row: 262144 cloth particles (more than 512 × the SMs of any current GPU), 2. A
-// forced count wins.
+// sixth of the row, a twelfth where it gathers item 23's lattice tiles: 262144 cloth particles
+// (more than 512 × the SMs of any current GPU) 1 in tiles, 2 without; a 137842-particle volume
+// (25.3 entries per row) 2 in tiles, 4 without. A forced count wins.
 TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto lanesFor = [](const CudaOptions& options, const Scene& scene) {
@@ -832,7 +837,15 @@ TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
     forced.gather_lanes = 2;
     EXPECT_EQ(lanesFor(forced, cloth), 2);
   }
-  EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), makeCloth(512, {})), 2);
+  const Scene large_cloth = makeCloth(512, {}), large_volume = makeVolume(82, {});
+  CudaOptions untiled = onPath(CgPath::kLaunches);
+  untiled.lattice_tiles = false;
+  EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), large_cloth), 1);
+  EXPECT_EQ(lanesFor(untiled, large_cloth), 2);
+  if (512 * sms < 137842) {
+    EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), large_volume), 2);
+    EXPECT_EQ(lanesFor(untiled, large_volume), 4);
+  }
   CudaOptions unbatched = onPath(CgPath::kLaunches);
   unbatched.gather_batch = 1;  // a third of the row without item 16
   EXPECT_EQ(lanesFor(unbatched, makeCloth(512, {})), 4);

@@ -113,6 +113,7 @@ CudaOptions launched(int lanes, int batch, bool stencil) {
   o.gather_batch = batch;
   o.stencil_rows = stencil;
   o.locality_order = false;  // without item 22: the model's own order, as item 22 keeps it
+  o.lattice_tiles = false;   // item 23 regroups p·A p's block partials
   return o;
 }
 
