@@ -430,6 +430,13 @@ Status CudaBackend::init() {
     return Status::error("CudaOptions::stage_halo must be 0 (automatic), 1 (on) or -1 (off), not " +
                          std::to_string(options_.stage_halo));
   }
+  if (!cuda::acceptableLatticeTile(options_.lattice_tile)) {
+    return Status::error(
+        "CudaOptions::lattice_tile must be 0, 0, 0 (automatic) or three powers "
+        "of two from 1 to 1024 with a product of at most 65536, not " +
+        std::to_string(options_.lattice_tile[0]) + ", " + std::to_string(options_.lattice_tile[1]) +
+        ", " + std::to_string(options_.lattice_tile[2]));
+  }
   if (options_.gather_batch != 0 && options_.gather_batch != 1 && options_.gather_batch != 3 &&
       options_.gather_batch != 4) {
     return Status::error("CudaOptions::gather_batch must be 0 (automatic), 1, 3 or 4, not " +
@@ -811,9 +818,9 @@ Status CudaBackend::load(const Model& model, const State& state) {
       cuda::latticeOfOffsets(stencil.offsets, n, dims)) {
     chooseLanes(kTiledRowShare);
     uint32_t tile[3];
-    if (options_.lattice_tile[0] > 0) {
+    if (options_.lattice_tile[0] > 0) {  // acceptableLatticeTile at init()
       for (int a = 0; a < 3; ++a)
-        tile[a] = uint32_t(std::max(1, options_.lattice_tile[a]));
+        tile[a] = uint32_t(options_.lattice_tile[a]);
     } else {
       const KernelShape& shape =
           cg_shapes_[cuda::stencilKernelId(cuda::kApplyTiled | ahead, apply_batch_)];

@@ -121,8 +121,9 @@ struct CudaOptions {
   // blocks gather boxes of the lattice instead of runs of consecutive rows, so the neighbours at W
   // and P away, and the springs to them, are mostly read again from the block's own L1 rather
   // than from L2. Each row's sum is the same bits; p·A p's block partials group the rows
-  // differently. lattice_tile: the box (powers of two, x, y, z); 0 in x: one block's rows per
-  // round, a warp's along x (cuda::automaticTile).
+  // differently. lattice_tile: the box (x, y, z: powers of two from 1 to 1024, a product of at
+  // most 65536; other values are refused); 0, 0, 0: one block's rows per round, a warp's along x
+  // (cuda::automaticTile).
   bool lattice_tiles = true;
   int lattice_tile[3] = {0, 0, 0};
   // Item 24, with item 22's stencil rows: each lane loads the 8-byte word (first own spring, row

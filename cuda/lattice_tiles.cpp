@@ -54,6 +54,16 @@ bool latticeOfOffsets(const std::vector<uint32_t>& offsets, size_t particles, ui
   return true;
 }
 
+bool acceptableLatticeTile(const int tile[3]) {
+  if (tile[0] == 0 && tile[1] == 0 && tile[2] == 0) return true;
+  long long product = 1;
+  for (int a = 0; a < 3; ++a) {
+    if (tile[a] < 1 || tile[a] > 1024 || !isPowerOfTwo(uint32_t(tile[a]))) return false;
+    product *= tile[a];
+  }
+  return product <= 65536;
+}
+
 bool makeLatticeTiles(const uint32_t dims[3], const uint32_t tile[3], LatticeTiles* out) {
   *out = LatticeTiles{};
   for (int a = 0; a < 3; ++a) {

@@ -59,6 +59,10 @@ HOOKE_HOST_DEVICE inline uint32_t latticeSlotRow(const LatticeTiles& t, uint32_t
 // wrong guess only costs speed.
 bool latticeOfOffsets(const std::vector<uint32_t>& offsets, size_t particles, uint32_t dims[3]);
 
+// Whether CudaOptions::lattice_tile is one the backend accepts: all 0 (automatic), or three
+// powers of two from 1 to 1024 whose product is at most 65536.
+bool acceptableLatticeTile(const int tile[3]);
+
 // Tiles of tile_x × tile_y × tile_z (each a power of two, tile_z 1 on a flat lattice) over the
 // lattice dims; false (out left empty) when an extent is not a power of two or the slots would
 // pass 2^31.

@@ -113,6 +113,23 @@ TEST(LatticeTiles, RefusesTilesThatAreNotPowersOfTwo) {
   EXPECT_FALSE(cuda::makeLatticeTiles(none, tile, &t));
 }
 
+TEST(LatticeTiles, AcceptsZerosOrPowersOfTwo) {
+  auto ok = [](int x, int y, int z) {
+    const int tile[3] = {x, y, z};
+    return cuda::acceptableLatticeTile(tile);
+  };
+  EXPECT_TRUE(ok(0, 0, 0));
+  EXPECT_TRUE(ok(32, 8, 1));
+  EXPECT_TRUE(ok(1, 1, 1));
+  EXPECT_TRUE(ok(1024, 64, 1));
+  EXPECT_FALSE(ok(0, 8, 1));  // automatic or not: all three
+  EXPECT_FALSE(ok(16, 0, 1));
+  EXPECT_FALSE(ok(12, 8, 1));  // not a power of two
+  EXPECT_FALSE(ok(-16, 8, 1));
+  EXPECT_FALSE(ok(2048, 1, 1));    // past 1024
+  EXPECT_FALSE(ok(1024, 128, 1));  // past 65536 in all
+}
+
 // A warp's rows along x and the block's warps along y (flat); at most 8 along x and the rest
 // split between y and z (deep)
 TEST(LatticeTiles, AutomaticTileFollowsTheBlock) {
@@ -232,6 +249,20 @@ TEST(StencilAhead, GivesTheBitsOfTheRowsOwnLoad) {
       }
     }
   }
+}
+
+// A box the backend cannot use is refused with a reason that names the option, not run untiled
+TEST(LatticeTiles, RefusesABadTileWithAReason) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaOptions o;
+  o.lattice_tile[0] = 12;
+  o.lattice_tile[1] = 8;
+  o.lattice_tile[2] = 1;
+  std::string why_not;
+  EXPECT_EQ(createCudaBackend(o, &why_not), nullptr);
+  EXPECT_NE(why_not.find("lattice_tile"), std::string::npos) << why_not;
+  o.lattice_tile[0] = 16;
+  EXPECT_NE(createCudaBackend(o, &why_not), nullptr) << why_not;
 }
 
 // On by default with the stencil rows; off with them off, on the grid path and where the offsets
