@@ -759,6 +759,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.batch = apply_batch_;
   plan.entries = entries_;
   plan.apply_mode = apply_mode_;
+  plan.dv_in_direction = options_.dv_in_direction;
   plan.dependent = dependentLaunch();
   return plan;
 }

@@ -131,6 +131,11 @@ struct CudaOptions {
   // spring blocks' addresses known instead of one memory round trip away. The same sums, bit for
   // bit.
   bool stencil_ahead = true;
+  // Item 25, kLaunches: Δv += α p moves from the update kernel to the direction kernel, which
+  // reads p anyway (then p = z + β p), so the update reads neither p nor Δv: 16 bytes less per
+  // particle and iteration. The direction kernel of the iteration that ends CG still runs for
+  // its Δv (CgScalars::dv_pending). The same Δv, bit for bit.
+  bool dv_in_direction = true;
   // Item 21, kLaunches on sm_90 and later, up to this many particles: programmatic dependent
   // launch. Each CG iteration kernel may be scheduled while the one before it still runs, and
   // waits for its results on the device (griddepcontrol), so the next grid's launch and block

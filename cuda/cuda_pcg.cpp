@@ -38,14 +38,14 @@ Status CudaPcg::launchIteration() {
         launchAlpha(c.finish_threads, c.stream, c.reduction, c.apply.grid, c.scalars, c.dependent));
   }
   HOOKE_CUDA_TRY(launchUpdate(c.update, c.stream, c.float4_layout, c.fused_finish,
-                              c.model.particles, c.system, c.vectors, c.reduction, c.scalars,
-                              c.dependent));
+                              c.dv_in_direction, c.model.particles, c.system, c.vectors,
+                              c.reduction, c.scalars, c.dependent));
   if (!c.fused_finish) {
     HOOKE_CUDA_TRY(
         launchBeta(c.finish_threads, c.stream, c.reduction, c.update.grid, c.scalars, c.dependent));
   }
-  HOOKE_CUDA_TRY(launchDirection(c.direction, c.stream, c.float4_layout, c.model.particles,
-                                 c.vectors, c.scalars, c.dependent));
+  HOOKE_CUDA_TRY(launchDirection(c.direction, c.stream, c.float4_layout, c.dv_in_direction,
+                                 c.model.particles, c.vectors, c.scalars, c.dependent));
   return Status::ok();
 }
 

@@ -30,7 +30,8 @@ struct CgPlan {
   int batch = 1;              // item 16: entries whose loads each lane issues together (1, 3, 4)
   // items 20 and 22: q = A p reads model.compact or model.stencil (batch 3 or 4 only)
   ApplyEntries entries = ApplyEntries::kPairs;
-  int apply_mode = 0;      // with item 22's rows: kApplyTiled (item 23) | kApplyAhead (item 24)
+  int apply_mode = 0;  // with item 22's rows: kApplyTiled (item 23) | kApplyAhead (item 24)
+  bool dv_in_direction = false;  // item 25: Δv += α p in the direction kernel, not the update
   bool dependent = false;  // item 21: each iteration kernel launched to overlap the one before
 };
 

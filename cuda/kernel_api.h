@@ -109,7 +109,9 @@ struct CgScalars {
   int done = 0;       // converged, capped or broken down
   int converged = 0;  // |r| <= tolerance |b|
   int breakdown = 0;  // p·A p <= 0
-  int unused = 0;
+  // item 25: finishBeta closed an iteration whose Δv += α p the direction kernel still owes (set
+  // by finishBeta, cleared by the next q = A p; launched kernels only)
+  int dv_pending = 0;
   // fused finishing (CudaOptions::fused_finish): blocks of the apply and update kernels that have
   // written their partial sums; the last one to arrive finishes the reduction and resets it
   unsigned int apply_arrivals = 0;
@@ -264,20 +266,22 @@ inline CgKernelId stencilKernelId(int mode, int batch) {
 cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, int count,
                         CgScalars* scalars, bool dependent);
 
-// Δv += α p, r −= α q, z = P⁻¹ r, and partial sums of r·r and r·z; fused: the last block also
-// does launchBeta's work
+// Δv += α p (unless dv_in_direction), r −= α q, z = P⁻¹ r, and partial sums of r·r and r·z;
+// fused: the last block also does launchBeta's work
 cudaError_t launchUpdate(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
-                         uint32_t particles, const DeviceSystem& system, const CgVectors& cg,
-                         Reduction reduction, CgScalars* scalars, bool dependent);
+                         bool dv_in_direction, uint32_t particles, const DeviceSystem& system,
+                         const CgVectors& cg, Reduction reduction, CgScalars* scalars,
+                         bool dependent);
 
 // |r|, convergence and cap; β = (r·z)_new / (r·z)_old
 cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, int count,
                        CgScalars* scalars, bool dependent);
 
-// p = z + β p
+// p = z + β p; dv_in_direction (item 25): first Δv += α p with the p it replaces, also in the
+// iteration that ended CG (CgScalars::dv_pending), and then no new p
 cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layout,
-                            uint32_t particles, const CgVectors& cg, const CgScalars* scalars,
-                            bool dependent);
+                            bool dv_in_direction, uint32_t particles, const CgVectors& cg,
+                            const CgScalars* scalars, bool dependent);
 
 // ---- whole_cg_kernels.cu ----
 // The whole PCG solve in one launch: one block (directions in shared memory) or a cooperative

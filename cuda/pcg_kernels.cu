@@ -31,6 +31,7 @@ __device__ __forceinline__ void finishAlpha(double pq, CgScalars* scalars) {
 // otherwise β = (r·z)_new / (r·z)_old. Thread 0 only.
 __device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* scalars) {
   const int iterations = scalars->iterations + 1;
+  scalars->dv_pending = 1;  // this iteration's Δv += α p, where the direction kernel does it
   const double r_norm = sqrt(rr);
   scalars->iterations = iterations;
   scalars->r_norm = r_norm;
@@ -59,6 +60,8 @@ __global__ void __launch_bounds__(kHeavyThreads)
     applyKernel(DeviceModel m, DeviceSystem sys, CgVectors cg, Reduction reduction,
                 CgScalars* scalars, uint32_t lanes) {
   awaitPrevious();
+  // item 25: the direction kernel before this one has done the Δv it owed (stream order)
+  if (blockIdx.x == 0 && threadIdx.x == 0) scalars->dv_pending = 0;
   if (scalars->done) return;  // uniform across the grid
   constexpr bool kStencil = kEntries == ApplyEntries::kStencil;
   static_assert(kStencil || kMode == 0, "tiles and rows ahead are item 22's only");
@@ -161,9 +164,10 @@ __global__ void __launch_bounds__(kHeavyThreads)
   }
 }
 
-// Δv += α p,  r −= α q,  z = P⁻¹ r;  partial sums of r·r and r·z.
-// Fused: the last block to finish sums the partials and does betaKernel's work itself.
-template <bool F4, bool kFused>
+// Δv += α p (kDv; else the direction kernel does it, item 25),  r −= α q,  z = P⁻¹ r;  partial
+// sums of r·r and r·z. Fused: the last block to finish sums the partials and does betaKernel's
+// work itself.
+template <bool F4, bool kFused, bool kDv = true>
 __global__ void __launch_bounds__(kLightThreads)
     updateKernel(uint32_t particles, DeviceSystem sys, CgVectors cg, Reduction reduction,
                  CgScalars* scalars) {
@@ -177,7 +181,7 @@ __global__ void __launch_bounds__(kLightThreads)
   Vec<F4>* __restrict__ z = static_cast<Vec<F4>*>(cg.z);
   double sums[2] = {0.0, 0.0};
   for (uint32_t i = firstIndex(); i < particles; i += gridStride()) {
-    store(dv, i, load(dv, i) + alpha * loadConst(p, i));
+    if constexpr (kDv) store(dv, i, axpy(alpha, loadConst(p, i), load(dv, i)));
     const glm::vec3 ri = load(r, i) - alpha * loadConst(q, i);
     const glm::vec3 zi = loadSymmetric(sys.inv_diag, i) * ri;
     store(r, i, ri);
@@ -193,17 +197,30 @@ __global__ void __launch_bounds__(kLightThreads)
   }
 }
 
-// p = z + β p
-template <bool F4>
+// p = z + β p. kDv (item 25): first Δv += α p with the p it replaces (the update kernel then
+// leaves Δv alone: p is read here anyway, so 16 bytes less per particle), also in the iteration
+// that ended CG, whose new p is not needed. The same Δv, bit for bit.
+template <bool F4, bool kDv = false>
 __global__ void __launch_bounds__(kLightThreads)
     directionKernel(uint32_t particles, CgVectors cg, const CgScalars* __restrict__ scalars) {
   awaitPrevious();
-  if (scalars->done) return;
+  const bool done = scalars->done != 0;
+  if (done && !(kDv && scalars->dv_pending)) return;
   const float beta = scalars->beta;
   const Vec<F4>* __restrict__ z = static_cast<const Vec<F4>*>(cg.z);
   Vec<F4>* __restrict__ p = static_cast<Vec<F4>*>(cg.p);
-  for (uint32_t i = firstIndex(); i < particles; i += gridStride()) {
-    store(p, i, loadConst(z, i) + beta * load(p, i));
+  if constexpr (kDv) {
+    const float alpha = scalars->alpha;
+    Vec<F4>* __restrict__ dv = static_cast<Vec<F4>*>(cg.dv);
+    for (uint32_t i = firstIndex(); i < particles; i += gridStride()) {
+      const glm::vec3 pi = load(p, i);
+      store(dv, i, axpy(alpha, pi, load(dv, i)));
+      if (!done) store(p, i, loadConst(z, i) + beta * pi);
+    }
+  } else {
+    for (uint32_t i = firstIndex(); i < particles; i += gridStride()) {
+      store(p, i, loadConst(z, i) + beta * load(p, i));
+    }
   }
 }
 
@@ -356,10 +373,14 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
     }
   }
   if ((e = queryCommon<Update>(kLightThreads, prefer_l1,
-                               {updateKernel<F4, false>, updateKernel<F4, true>},
+                               {updateKernel<F4, false>, updateKernel<F4, true>,
+                                updateKernel<F4, false, false>, updateKernel<F4, true, false>},
                                &out[kUpdateKernel])))
     return e;
-  if ((e = queryShape(directionKernel<F4>, kLightThreads, prefer_l1, &out[kDirectionKernel])))
+  using Direction = void (*)(uint32_t, CgVectors, const CgScalars*);
+  if ((e = queryCommon<Direction>(kLightThreads, prefer_l1,
+                                  {directionKernel<F4, false>, directionKernel<F4, true>},
+                                  &out[kDirectionKernel])))
     return e;
   // the three finishing kernels share one shape: a single block of at most kFinishThreads
   KernelShape start, alpha, beta;  // (start reduces 3 sums)
@@ -456,10 +477,17 @@ cudaError_t launchAlpha(int threads, cudaStream_t stream, Reduction reduction, i
 }
 
 cudaError_t launchUpdate(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
-                         uint32_t particles, const DeviceSystem& system, const CgVectors& cg,
-                         Reduction reduction, CgScalars* scalars, bool dependent) {
-  auto kernel = float4_layout ? (fused ? updateKernel<true, true> : updateKernel<true, false>)
-                              : (fused ? updateKernel<false, true> : updateKernel<false, false>);
+                         bool dv_in_direction, uint32_t particles, const DeviceSystem& system,
+                         const CgVectors& cg, Reduction reduction, CgScalars* scalars,
+                         bool dependent) {
+  using Kernel = void (*)(uint32_t, DeviceSystem, CgVectors, Reduction, CgScalars*);
+  // [layout][fused][Δv here]
+  const Kernel kernels[2][2][2] = {
+      {{updateKernel<false, false, false>, updateKernel<false, false, true>},
+       {updateKernel<false, true, false>, updateKernel<false, true, true>}},
+      {{updateKernel<true, false, false>, updateKernel<true, false, true>},
+       {updateKernel<true, true, false>, updateKernel<true, true, true>}}};
+  const Kernel kernel = kernels[float4_layout][fused][!dv_in_direction];
   return launchCg(kernel, launch.grid, launch.block, stream, dependent, particles, system, cg,
                   reduction, scalars);
 }
@@ -470,9 +498,12 @@ cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, in
 }
 
 cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layout,
-                            uint32_t particles, const CgVectors& cg, const CgScalars* scalars,
-                            bool dependent) {
-  auto kernel = float4_layout ? directionKernel<true> : directionKernel<false>;
+                            bool dv_in_direction, uint32_t particles, const CgVectors& cg,
+                            const CgScalars* scalars, bool dependent) {
+  auto kernel =
+      float4_layout
+          ? (dv_in_direction ? directionKernel<true, true> : directionKernel<true, false>)
+          : (dv_in_direction ? directionKernel<false, true> : directionKernel<false, false>);
   return launchCg(kernel, launch.grid, launch.block, stream, dependent, particles, cg, scalars);
 }
 

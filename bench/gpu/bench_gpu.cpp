@@ -180,6 +180,7 @@ CudaOptions originalOptions() {
   o.stencil_rows = false;                // item 22 (likewise)
   o.lattice_tiles = false;               // item 23 (likewise)
   o.stencil_ahead = false;               // item 24 (likewise)
+  o.dv_in_direction = false;             // item 25 (likewise)
   o.dependent_launch_max_particles = 0;  // item 21
   o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
   return o;
@@ -324,6 +325,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o.dependent_launch_max_particles = std::numeric_limits<int>::max();
     alternatives.push_back({"launches-dependent", o});
     o.dependent_launch_max_particles = CudaOptions{}.dependent_launch_max_particles;
+    o.dv_in_direction = false;  // item 25 off
+    alternatives.push_back({"launches-dv-in-update", o});
+    o.dv_in_direction = true;
     if (n > 131072) {  // items 22 and 20 each way where the launched path runs; item 3 there
       o.float4_layout = false;
       alternatives.push_back({"launches-float3", o});
@@ -444,6 +448,7 @@ constexpr Item kItems[] = {
      "offset-stencil rows in the launched A p (off: item 15's Morton order, item 20's entries)"},
     {23, "23", "lattice tiles of the stencil rows in the launched A p (off: rows in order)"},
     {24, "24", "stencil rows' words loaded a round ahead in the launched A p (off: at the row)"},
+    {25, "25", "dv += alpha p in the launched direction kernel (off: in the update kernel)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -552,6 +557,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = launched && base.tile[0] > 0;
         if (!applies) note = "the launched path's stencil rows on a lattice only";
         o.lattice_tiles = false;
+        break;
+      case 25:
+        applies = launched;
+        if (!applies) note = "the launched path only";
+        o.dv_in_direction = false;
         break;
       case 24:
         applies = launched && base.ahead;

@@ -292,6 +292,16 @@ std::vector<Variant> variants() {
   o.stencil_rows = true;
   o.float4_layout = false;
   out.push_back({"launched-batched-3-lanes-2-float3", o});
+  // items 23, 24 and 25 each off (23: another grouping of p·A p's partials; 24, 25: the same bits)
+  o.float4_layout = true;
+  o.lattice_tiles = false;
+  out.push_back({"launched-batched-3-lanes-2-untiled", o});
+  o.lattice_tiles = true;
+  o.stencil_ahead = false;
+  out.push_back({"launched-batched-3-lanes-2-behind", o});
+  o.stencil_ahead = true;
+  o.dv_in_direction = false;
+  out.push_back({"launched-batched-3-lanes-2-dv-in-update", o});
   // 512-thread grid blocks, with one barrier per iteration (item 14) and with two
   o = {};
   o.cg_path = CgPath::kGrid;
