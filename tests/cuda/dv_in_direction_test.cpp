@@ -19,7 +19,7 @@ using namespace cuda_test;
 // graphs of 1, 3 and 8 iterations and without graphs, on the stencil rows in tiles, warm-started,
 // in packed float3, under Newton's and BDF2's repeated solves, and when CG stops at a cap of 7
 // iterations in the middle of a graph of 8 (the direction kernel of the iteration that ends CG
-// must still add its Δv)
+// must still add its Δv: without it the bytes would differ)
 TEST(DvInDirection, GivesTheUpdateKernelsBitsAndIterations) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
@@ -80,9 +80,12 @@ TEST(DvInDirection, GivesTheUpdateKernelsBitsAndIterations) {
         ASSERT_EQ(runs[0].stats[k].cg_iterations, runs[1].stats[k].cg_iterations) << "step " << k;
       // the case moved something: the scene fell
       EXPECT_GT(relativeDifference(runs[1].state, scene->state, extentOf(scene->state)), 1e-4);
+      // the cap did end CG in some steps (not the first: from rest the cloth converges in 2)
       if (c.settings.max_iterations == 7) {
-        EXPECT_EQ(runs[1].stats[0].cg_iterations, 7);
-        EXPECT_FALSE(runs[1].stats[0].cg_converged);
+        int capped = 0;
+        for (const StepStats& s : runs[1].stats)
+          capped += s.cg_iterations == 7 && !s.cg_converged;
+        EXPECT_GT(capped, 0);
       }
     }
   }
