@@ -110,9 +110,9 @@ struct Buffers {
 constexpr size_t kGatherThreadsPerSm = 512;
 // Beyond that size, lanes are the power of two nearest this share of a row: a third; a sixth
 // where the launched path batches its loads (item 16: cloth 2, volume 4); a twelfth where it
-// also gathers item 23's lattice tiles (cloth 1, volume 2: on the H200 1 lane was 6 % faster at
-// 262k and 4 % at 1M cloth particles in tiles, 2 lanes 1 % and 8 % at 265k and 1M volume
-// particles, bench/results/gpu-h200-2026-12-02-tiles.json)
+// also gathers item 23's lattice tiles (cloth 1, volume 2: on the H200, in tiles, 1 lane was 4 %
+// faster than 2 at 262k and 1M cloth particles, 2 lanes 2 % and 10 % faster than 4 at 265k and
+// 1M volume particles, bench/results/gpu-h200-2026-12-02-tiles.json, "tiles")
 constexpr double kRowShare = 3.0;
 constexpr double kBatchedRowShare = 6.0;
 constexpr double kTiledRowShare = 12.0;
