@@ -274,6 +274,7 @@ class CudaBackend final : public Backend {
     return on;
   }
   bool dependentInUse() const { return loaded_ && path_ == CgPath::kLaunches && dependentLaunch(); }
+  int directionHeld() const { return loaded_ && path_ == CgPath::kLaunches ? direction_held_ : 0; }
 
  private:
   Status validate(const Model& model) const;
@@ -344,8 +345,9 @@ class CudaBackend final : public Backend {
   Reduction reduction_;
   Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
   Launch apply_, update_, direction_;
-  int apply_lanes_ = 1;  // item 13: threads per particle of the launched q = A p
-  int apply_batch_ = 1;  // item 16: entries whose loads its lanes issue together
+  int direction_held_ = 0;  // item 26: particles per thread of the joined update; 0: two kernels
+  int apply_lanes_ = 1;     // item 13: threads per particle of the launched q = A p
+  int apply_batch_ = 1;     // item 16: entries whose loads its lanes issue together
   cuda::ApplyEntries entries_ = cuda::ApplyEntries::kPairs;  // items 20 and 22: what it reads
   int apply_mode_ = 0;  // with item 22's rows: kApplyTiled (item 23) | kApplyAhead (item 24)
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
@@ -402,6 +404,7 @@ void CudaBackend::release() {
   entries_ = cuda::ApplyEntries::kPairs;
   device_model_.tiles = cuda::LatticeTiles{};
   apply_mode_ = 0;
+  direction_held_ = 0;
   order_ = LocalityOrder{};
   ordered_ = springs_ordered_ = false;
   buffers_ = Buffers{};
@@ -761,6 +764,7 @@ CgPlan CudaBackend::cgPlan() const {
   plan.apply_mode = apply_mode_;
   plan.dv_in_direction = options_.dv_in_direction;
   plan.dependent = dependentLaunch();
+  plan.direction_held = direction_held_;
   return plan;
 }
 
@@ -866,6 +870,22 @@ Status CudaBackend::load(const Model& model, const State& state) {
   visual_ = launchFor(step_shapes_[cuda::kVisualKernel], n);
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
+  // item 26: the update and the direction as one cooperative launch of the update's shape, where
+  // every block of it stays resident with its threads' z and p in shared memory
+  direction_held_ = 0;
+  if (options_.direction_in_update && options_.fused_finish && props_.cooperativeLaunch != 0 &&
+      n > 0) {
+    const size_t threads = size_t(update_.grid) * size_t(update_.block);
+    const int held = static_cast<int>((n + threads - 1) / threads);
+    int per_sm = 0;
+    const cudaError_t resident =
+        cuda::updateDirectionResidency(options_.float4_layout, update_.block, held, &per_sm);
+    cudaGetLastError();  // refused: the two kernels
+    if (resident == cudaSuccess &&
+        size_t(per_sm) * size_t(props_.multiProcessorCount) >= size_t(update_.grid)) {
+      direction_held_ = held;
+    }
+  }
   spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);
   particle_prepare_newton_ = launchFor(step_shapes_[cuda::kParticlePrepareNewtonKernel], n);
   newton_eval_ = launchFor(newton_shapes_[cuda::kNewtonEvalKernel], std::max(n, springs));
@@ -883,18 +903,15 @@ Status CudaBackend::load(const Model& model, const State& state) {
           : cuda::ApplyEntries::kPairs;
   const bool short_batch = apply_batch_ == cuda::kGatherBatchShort;
   cuda::CgKernelId apply_kernel = cuda::kApplyKernel;
+  apply_mode_ = 0;
   if (entries_ == cuda::ApplyEntries::kStencil) {
-    apply_kernel = short_batch ? cuda::kApplyStencil3Kernel : cuda::kApplyStencilKernel;
+    // item 24's words a round ahead, item 23's tiles where found above
+    apply_mode_ = ahead | (tiles.slots != 0 ? cuda::kApplyTiled : 0);
+    apply_kernel = cuda::stencilKernelId(apply_mode_, apply_batch_);
   } else if (entries_ == cuda::ApplyEntries::kCompact) {
     apply_kernel = short_batch ? cuda::kApplyCompact3Kernel : cuda::kApplyCompactKernel;
   } else if (apply_batch_ > 1) {
     apply_kernel = short_batch ? cuda::kApplyBatched3Kernel : cuda::kApplyBatchedKernel;
-  }
-  // with stencil rows: item 24's words a round ahead, item 23's tiles where found above
-  apply_mode_ = 0;
-  if (entries_ == cuda::ApplyEntries::kStencil) {
-    apply_mode_ = ahead | (tiles.slots != 0 ? cuda::kApplyTiled : 0);
-    apply_kernel = cuda::stencilKernelId(apply_mode_, apply_batch_);
   }
   apply_ = launchFor(cg_shapes_[apply_kernel],
                      size_t(tiles.slots != 0 ? tiles.slots : n) * size_t(apply_lanes_));
@@ -1675,6 +1692,11 @@ bool cudaDependentLaunch(const Backend& backend) {
 int cudaGatherBatch(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr ? cuda->gatherBatch() : 0;
+}
+
+int cudaDirectionInUpdate(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr ? cuda->directionHeld() : 0;
 }
 
 int cudaGatherLanes(const Backend& backend) {

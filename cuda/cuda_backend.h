@@ -136,6 +136,16 @@ struct CudaOptions {
   // particle and iteration. The direction kernel of the iteration that ends CG still runs for
   // its Δv (CgScalars::dv_pending). The same Δv, bit for bit.
   bool dv_in_direction = true;
+  // Item 26, kLaunches with fused_finish, where the device launches cooperatively: the update and
+  // the direction kernels become one cooperative launch of the update's own grid and block, with
+  // a grid barrier where the direction kernel's launch was. Each thread keeps the z and p of its
+  // particles (the update's grid-stride rounds) in shared memory across the barrier, then every
+  // block forms β from all blocks' partial sums as the update's last block did, and p = z + β p:
+  // z never goes to global memory (32 bytes less per particle and iteration than item 25's two
+  // kernels) and an iteration has two launches. Used where every block of that grid stays
+  // resident holding its particles' z and p (on the H200: up to 4 particles per thread, 1.08M
+  // particles), else the two kernels. The same bits as the two kernels.
+  bool direction_in_update = true;
   // Item 21, kLaunches on sm_90 and later, up to this many particles: programmatic dependent
   // launch. Each CG iteration kernel may be scheduled while the one before it still runs, and
   // waits for its results on the device (griddepcontrol), so the next grid's launch and block
@@ -224,6 +234,11 @@ bool cudaLatticeTiles(const Backend& backend, int tile[3] = nullptr);
 // Whether a loaded CUDA backend's launched q = A p loads its stencil rows' words a round ahead
 // (item 24).
 bool cudaStencilAhead(const Backend& backend);
+
+// Particles each thread of item 26's joined update and direction holds in a loaded CUDA backend
+// on the launched path (1 or more); 0 when it is not a CUDA backend, holds no model, is on another
+// path or runs the two kernels.
+int cudaDirectionInUpdate(const Backend& backend);
 
 // Whether a loaded CUDA backend's launched q = A p reads item 20's 4-byte entries; false when it
 // is not a CUDA backend, holds no model or does not.

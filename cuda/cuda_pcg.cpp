@@ -27,12 +27,19 @@ void CudaPcg::configure(const CgPlan& plan) {
 //   q = A p, Σ p·q  ->  α = r·z / p·q  ->  Δv += α p, r −= α q, z = P⁻¹ r, Σ r·r, Σ r·z
 //   ->  |r|, converged?, β = (r·z)_new / (r·z)_old  ->  p = z + β p
 // or three when fused_finish: the α and β kernels' work is done by the last block of the
-// kernel before them.
+// kernel before them; or two with item 26: the update, β and the direction in one cooperative
+// launch.
 Status CudaPcg::launchIteration() {
   const CgPlan& c = plan_;
   HOOKE_CUDA_TRY(launchApply(c.apply, c.stream, c.float4_layout, c.fused_finish, c.model, c.system,
                              c.vectors, c.reduction, c.scalars, c.lanes, c.batch, c.entries,
                              c.apply_mode, c.dependent));
+  if (c.fused_finish && c.direction_held > 0) {
+    HOOKE_CUDA_TRY(launchUpdateDirection(c.update, c.direction_held, c.stream, c.float4_layout,
+                                         c.model.particles, c.system, c.vectors, c.reduction,
+                                         c.scalars));
+    return Status::ok();
+  }
   if (!c.fused_finish) {
     HOOKE_CUDA_TRY(
         launchAlpha(c.finish_threads, c.stream, c.reduction, c.apply.grid, c.scalars, c.dependent));

@@ -32,6 +32,9 @@ struct CgPlan {
   ApplyEntries entries = ApplyEntries::kPairs;
   int apply_mode = 0;  // with item 22's rows: kApplyTiled (item 23) | kApplyAhead (item 24)
   bool dv_in_direction = false;  // item 25: Δv += α p in the direction kernel, not the update
+  // item 26: particles per thread of the joined update and direction (launchUpdateDirection on
+  // `update`'s shape, in place of the update and direction kernels); 0: the two kernels
+  int direction_held = 0;
   bool dependent = false;  // item 21: each iteration kernel launched to overlap the one before
 };
 

@@ -223,12 +223,11 @@ enum CgKernelId {
   kApplyBatched3Kernel,  // batches of 3 (kGatherBatchShort)
   kApplyCompactKernel,   // item 20's 4-byte entries, batches of kGatherBatch
   kApplyCompact3Kernel,  // and of kGatherBatchShort
-  kApplyStencilKernel,   // item 22's offset-stencil rows, batches of kGatherBatch
-  kApplyStencil3Kernel,  // and of kGatherBatchShort
-  // the same in each mode (kApplyTiled | kApplyAhead: 1 to 3), batches of kGatherBatch then of
-  // kGatherBatchShort: kApplyStencilModes + 2 (mode − 1) + (short batch)
-  kApplyStencilModes,
-  kApplyStencilModesLast = kApplyStencilModes + 5,
+  // item 22's offset-stencil rows in each mode (kApplyTiled | kApplyAhead: 0 to 3), batches of
+  // kGatherBatch then of kGatherBatchShort: kApplyStencilKernel + 2 mode + (short batch)
+  // (stencilKernelId)
+  kApplyStencilKernel,
+  kApplyStencilLast = kApplyStencilKernel + 7,
   kUpdateKernel,
   kDirectionKernel,
   kFinishKernel,
@@ -257,9 +256,8 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
 
 // The CgKernelId of item 22's q = A p in `mode` with batches of `batch` (3 or 4)
 inline CgKernelId stencilKernelId(int mode, int batch) {
-  const bool short_batch = batch == kGatherBatchShort;
-  if (mode == 0) return short_batch ? kApplyStencil3Kernel : kApplyStencilKernel;
-  return static_cast<CgKernelId>(kApplyStencilModes + 2 * (mode - 1) + (short_batch ? 1 : 0));
+  return static_cast<CgKernelId>(kApplyStencilKernel + 2 * mode +
+                                 (batch == kGatherBatchShort ? 1 : 0));
 }
 
 // α = r·z / p·q, or breakdown
@@ -284,6 +282,20 @@ cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layo
                             const CgScalars* scalars, bool dependent);
 
 // ---- whole_cg_kernels.cu ----
+// Item 26 (CudaOptions::direction_in_update): the update and the direction kernels' work in one
+// cooperative launch of the update's own shape (launch: grid, block), each thread's z and p for
+// its at most `held` particles kept in shared memory across a grid barrier: Δv += α p, r −= α q,
+// z = P⁻¹ r, Σ r·r, Σ r·z; the barrier; in every block the totals, |r|, the stop and β as the
+// fused update's last block forms them (block 0 writes the scalars), then p = z + β p. The same
+// bits as launchUpdate (fused) then launchDirection; z is never written. Every block must be
+// resident: updateDirectionResidency gives the blocks of `block` threads holding `held` particles
+// each that one multiprocessor keeps (0 when none), after setting the kernel's attributes.
+size_t updateDirectionSharedBytes(int block, int held);
+cudaError_t updateDirectionResidency(bool float4_layout, int block, int held, int* blocks_per_sm);
+cudaError_t launchUpdateDirection(Launch launch, int held, cudaStream_t stream, bool float4_layout,
+                                  uint32_t particles, const DeviceSystem& system,
+                                  const CgVectors& cg, Reduction reduction, CgScalars* scalars);
+
 // The whole PCG solve in one launch: one block (directions in shared memory) or a cooperative
 // grid. Starts from the state launchCgStart (or an earlier whole-CG launch) left in CgScalars and
 // leaves it there, exactly as the launched kernels do.

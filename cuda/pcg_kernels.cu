@@ -2,6 +2,8 @@
 // the vector updates with their dot products, and single-block finishing kernels that own the CG
 // scalars in device memory. Every kernel returns at once when CgScalars::done is set, so launched
 // iterations past convergence, the cap or a breakdown change nothing. No float atomics.
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <initializer_list>
 #include <utility>
@@ -224,6 +226,71 @@ __global__ void __launch_bounds__(kLightThreads)
   }
 }
 
+// Item 26: the update and the direction in one cooperative launch of the update kernel's own
+// grid and block (every block resident). Each thread takes the particles updateKernel's thread
+// takes (at most `held`, the grid-stride rounds): Δv += α p, r −= α q, z = P⁻¹ r, its z and p
+// kept in shared memory, Σ r·r and Σ r·z. After a grid barrier every block sums all blocks'
+// partials exactly as updateKernel's last block does, decides as finishBeta does from the scalars
+// it read before the barrier (block 0 alone writes them back), and forms p = z + β p from shared
+// memory: z never goes to global memory (32 bytes less per particle and iteration) and the
+// iteration has two launches. The same bits as updateKernel (fused) and directionKernel.
+template <bool F4>
+__global__ void __launch_bounds__(kLightThreads)
+    updateDirectionKernel(uint32_t particles, uint32_t held, DeviceSystem sys, CgVectors cg,
+                          Reduction reduction, CgScalars* scalars) {
+  // z then p of round k, component c, thread t at kept[(6 k + c) blockDim + t] (no bank conflicts)
+  extern __shared__ float kept[];
+  __shared__ CgScalars before;
+  __shared__ float beta;
+  __shared__ int stop;
+  if (scalars->done) return;  // uniform across the grid: no block waits at the barrier alone
+  if (threadIdx.x == 0) before = *scalars;  // block 0 writes *scalars only after the barrier
+  const float alpha = scalars->alpha;
+  const Vec<F4>* __restrict__ q = static_cast<const Vec<F4>*>(cg.q);
+  Vec<F4>* __restrict__ p = static_cast<Vec<F4>*>(cg.p);
+  Vec<F4>* __restrict__ dv = static_cast<Vec<F4>*>(cg.dv);
+  Vec<F4>* __restrict__ r = static_cast<Vec<F4>*>(cg.r);
+  const uint32_t block = blockDim.x, t = threadIdx.x;
+  auto keep = [&](uint32_t k, int which, glm::vec3 v) {
+    float* at = kept + (6 * k + 3 * which) * block + t;
+    at[0] = v.x;
+    at[block] = v.y;
+    at[2 * block] = v.z;
+  };
+  auto kept3 = [&](uint32_t k, int which) {
+    const float* at = kept + (6 * k + 3 * which) * block + t;
+    return glm::vec3(at[0], at[block], at[2 * block]);
+  };
+  double sums[2] = {0.0, 0.0};
+  uint32_t k = 0;
+  for (uint32_t i = firstIndex(); i < particles && k < held; i += gridStride(), ++k) {
+    const glm::vec3 pi = load(p, i);
+    store(dv, i, axpy(alpha, pi, load(dv, i)));
+    const glm::vec3 ri = load(r, i) - alpha * loadConst(q, i);
+    const glm::vec3 zi = loadSymmetric(sys.inv_diag, i) * ri;
+    store(r, i, ri);
+    keep(k, 0, zi);
+    keep(k, 1, pi);
+    sums[0] += dotDouble(ri, ri);
+    sums[1] += dotDouble(ri, zi);
+  }
+  writePartials<2>(sums, reduction);
+  cooperative_groups::this_grid().sync();
+  sumPartials<2>(reduction, gridDim.x, sums);
+  if (t == 0) {
+    CgScalars after = before;
+    finishBeta(sums[0], sums[1], &after);
+    if (blockIdx.x == 0) finishBeta(sums[0], sums[1], scalars);
+    beta = after.beta;
+    stop = after.done;
+  }
+  __syncthreads();
+  if (stop) return;
+  k = 0;
+  for (uint32_t i = firstIndex(); i < particles && k < held; i += gridStride(), ++k)
+    store(p, i, kept3(k, 0) + beta * kept3(k, 1));
+}
+
 // |b| = √(b·b), target = tolerance |b|, |r| = √(r·r) (|b| from Δv = 0), (r·z)_0; nothing to do
 // when |b| = 0 (then Δv = 0: a warm guess is cleared), when |r| <= target already, or when the
 // cap is 0
@@ -346,7 +413,7 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
                               {applyKernel<F4, false, B3>, applyKernel<F4, true, B3>},
                               &out[kApplyBatched3Kernel])))
     return e;
-  constexpr ApplyEntries C = ApplyEntries::kCompact, S = ApplyEntries::kStencil;
+  constexpr ApplyEntries C = ApplyEntries::kCompact;
   if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
                               {applyKernel<F4, false, B, C>, applyKernel<F4, true, B, C>},
                               &out[kApplyCompactKernel])))
@@ -355,15 +422,7 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
                               {applyKernel<F4, false, B3, C>, applyKernel<F4, true, B3, C>},
                               &out[kApplyCompact3Kernel])))
     return e;
-  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
-                              {applyKernel<F4, false, B, S>, applyKernel<F4, true, B, S>},
-                              &out[kApplyStencilKernel])))
-    return e;
-  if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
-                              {applyKernel<F4, false, B3, S>, applyKernel<F4, true, B3, S>},
-                              &out[kApplyStencil3Kernel])))
-    return e;
-  for (int mode = 1; mode <= (kApplyTiled | kApplyAhead); ++mode) {
+  for (int mode = 0; mode <= (kApplyTiled | kApplyAhead); ++mode) {
     for (int batch : {B, B3}) {
       if ((e = queryCommon<Apply>(
                kHeavyThreads, prefer_l1,
@@ -433,24 +492,21 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
   constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
   constexpr ApplyEntries P = ApplyEntries::kPairs, C = ApplyEntries::kCompact,
                          S = ApplyEntries::kStencil;
-  // [layout][fused][entries][batch 1, 3, 4] (no batch 1 for the compact entries and stencil rows)
-  const Kernel kernels[2][2][3][3] = {
+  // [layout][fused][pairs, compact entries][batch 1, 3, 4] (no batch 1 for the compact entries);
+  // item 22's stencil rows from stencilKernel, in every mode
+  const Kernel kernels[2][2][2][3] = {
       {{{applyKernel<false, false, 1, P>, applyKernel<false, false, B3, P>,
          applyKernel<false, false, B, P>},
-        {nullptr, applyKernel<false, false, B3, C>, applyKernel<false, false, B, C>},
-        {nullptr, applyKernel<false, false, B3, S>, applyKernel<false, false, B, S>}},
+        {nullptr, applyKernel<false, false, B3, C>, applyKernel<false, false, B, C>}},
        {{applyKernel<false, true, 1, P>, applyKernel<false, true, B3, P>,
          applyKernel<false, true, B, P>},
-        {nullptr, applyKernel<false, true, B3, C>, applyKernel<false, true, B, C>},
-        {nullptr, applyKernel<false, true, B3, S>, applyKernel<false, true, B, S>}}},
+        {nullptr, applyKernel<false, true, B3, C>, applyKernel<false, true, B, C>}}},
       {{{applyKernel<true, false, 1, P>, applyKernel<true, false, B3, P>,
          applyKernel<true, false, B, P>},
-        {nullptr, applyKernel<true, false, B3, C>, applyKernel<true, false, B, C>},
-        {nullptr, applyKernel<true, false, B3, S>, applyKernel<true, false, B, S>}},
+        {nullptr, applyKernel<true, false, B3, C>, applyKernel<true, false, B, C>}},
        {{applyKernel<true, true, 1, P>, applyKernel<true, true, B3, P>,
          applyKernel<true, true, B, P>},
-        {nullptr, applyKernel<true, true, B3, C>, applyKernel<true, true, B, C>},
-        {nullptr, applyKernel<true, true, B3, S>, applyKernel<true, true, B, S>}}}};
+        {nullptr, applyKernel<true, true, B3, C>, applyKernel<true, true, B, C>}}}};
   if (batch != 1 && batch != B3 && batch != B) return cudaErrorInvalidValue;
   if (entries == C && (model.compact == nullptr || model.own_start == nullptr))
     return cudaErrorInvalidValue;
@@ -459,13 +515,13 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
   if (mode != 0 && entries != S) return cudaErrorInvalidValue;
   if ((mode & kApplyTiled) != 0 && model.tiles.slots == 0) return cudaErrorInvalidValue;
   const Kernel kernel =
-      mode != 0 ? (float4_layout ? (fused ? stencilKernel<true, true>(mode, batch)
-                                          : stencilKernel<true, false>(mode, batch))
-                                 : (fused ? stencilKernel<false, true>(mode, batch)
-                                          : stencilKernel<false, false>(mode, batch)))
-                : kernels[float4_layout][fused][static_cast<int>(entries)][batch == 1    ? 0
-                                                                           : batch == B3 ? 1
-                                                                                         : 2];
+      entries == S ? (float4_layout ? (fused ? stencilKernel<true, true>(mode, batch)
+                                             : stencilKernel<true, false>(mode, batch))
+                                    : (fused ? stencilKernel<false, true>(mode, batch)
+                                             : stencilKernel<false, false>(mode, batch)))
+                   : kernels[float4_layout][fused][static_cast<int>(entries)][batch == 1    ? 0
+                                                                              : batch == B3 ? 1
+                                                                                            : 2];
   if (kernel == nullptr) return cudaErrorInvalidValue;
   return launchCg(kernel, launch.grid, launch.block, stream, dependent, model, system, cg,
                   reduction, scalars, static_cast<uint32_t>(lanes));
@@ -490,6 +546,73 @@ cudaError_t launchUpdate(Launch launch, cudaStream_t stream, bool float4_layout,
   const Kernel kernel = kernels[float4_layout][fused][!dv_in_direction];
   return launchCg(kernel, launch.grid, launch.block, stream, dependent, particles, system, cg,
                   reduction, scalars);
+}
+
+size_t updateDirectionSharedBytes(int block, int held) {
+  return size_t(6) * sizeof(float) * size_t(std::max(0, block)) * size_t(std::max(0, held));
+}
+
+namespace {
+
+template <bool F4>
+cudaError_t updateDirectionResidencyOf(int block, int held, int* blocks_per_sm) {
+  auto kernel = updateDirectionKernel<F4>;
+  // all shared memory for this kernel, which reads every byte once (item 9's L1 does nothing
+  // for it), and room for the largest held count: the same attributes for every backend of the
+  // process, whatever it holds
+  int device = 0, optin = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e != cudaSuccess) return e;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           int(cudaSharedmemCarveoutMaxShared));
+  if (e != cudaSuccess) return e;
+  cudaFuncAttributes attributes{};
+  e = cudaFuncGetAttributes(&attributes, kernel);
+  if (e != cudaSuccess) return e;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           optin - int(attributes.sharedSizeBytes));
+  if (e != cudaSuccess) return e;
+  if (block > attributes.maxThreadsPerBlock) {
+    *blocks_per_sm = 0;
+    return cudaSuccess;
+  }
+  const size_t bytes = updateDirectionSharedBytes(block, held);
+  if (bytes + attributes.sharedSizeBytes > size_t(optin)) {
+    *blocks_per_sm = 0;
+    return cudaSuccess;
+  }
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, block, bytes);
+}
+
+}  // namespace
+
+cudaError_t updateDirectionResidency(bool float4_layout, int block, int held, int* blocks_per_sm) {
+  *blocks_per_sm = 0;
+  return float4_layout ? updateDirectionResidencyOf<true>(block, held, blocks_per_sm)
+                       : updateDirectionResidencyOf<false>(block, held, blocks_per_sm);
+}
+
+cudaError_t launchUpdateDirection(Launch launch, int held, cudaStream_t stream, bool float4_layout,
+                                  uint32_t particles, const DeviceSystem& system,
+                                  const CgVectors& cg, Reduction reduction, CgScalars* scalars) {
+  if (held < 1) return cudaErrorInvalidValue;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeCooperative;
+  attribute.val.cooperative = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(launch.grid));
+  config.blockDim = dim3(static_cast<unsigned>(launch.block));
+  config.dynamicSmemBytes = updateDirectionSharedBytes(launch.block, held);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return float4_layout
+             ? cudaLaunchKernelEx(&config, updateDirectionKernel<true>, particles,
+                                  static_cast<uint32_t>(held), system, cg, reduction, scalars)
+             : cudaLaunchKernelEx(&config, updateDirectionKernel<false>, particles,
+                                  static_cast<uint32_t>(held), system, cg, reduction, scalars);
 }
 
 cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, int count,

@@ -181,6 +181,7 @@ CudaOptions originalOptions() {
   o.lattice_tiles = false;               // item 23 (likewise)
   o.stencil_ahead = false;               // item 24 (likewise)
   o.dv_in_direction = false;             // item 25 (likewise)
+  o.direction_in_update = false;         // item 26 (likewise)
   o.dependent_launch_max_particles = 0;  // item 21
   o.l2_persist = true;  // item 6 (off by default since this benchmark's first H200 run)
   return o;
@@ -229,6 +230,7 @@ Json rowJson(const Row& r) {
     f.push_back({"lanes", Json::integer(r.run.lanes)});
     f.push_back({"tile", tileJson(r.run)});
     f.push_back({"ahead", Json::boolean(r.run.ahead)});
+    f.push_back({"direction_held", Json::integer(r.run.direction_held)});
     f.push_back({"force_ms", Json::number(r.run.force_ms)});
     f.push_back({"cg_ms", Json::number(r.run.cg_ms)});
     f.push_back({"commit_ms", Json::number(r.run.commit_ms)});
@@ -325,9 +327,12 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o.dependent_launch_max_particles = std::numeric_limits<int>::max();
     alternatives.push_back({"launches-dependent", o});
     o.dependent_launch_max_particles = CudaOptions{}.dependent_launch_max_particles;
-    o.dv_in_direction = false;  // item 25 off
+    o.direction_in_update = false;  // item 26 off: the update and direction kernels
+    alternatives.push_back({"launches-two-kernels", o});
+    o.dv_in_direction = false;  // and item 25 off
     alternatives.push_back({"launches-dv-in-update", o});
     o.dv_in_direction = true;
+    o.direction_in_update = true;
     if (n > 131072) {  // items 22 and 20 each way where the launched path runs; item 3 there
       o.float4_layout = false;
       alternatives.push_back({"launches-float3", o});
@@ -392,6 +397,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
                                       {"ahead", Json::boolean(run.ahead)},
+                                      {"direction_held", Json::integer(run.direction_held)},
                                       {"error", Json::string(run.error)}}));
     }
   }
@@ -449,6 +455,8 @@ constexpr Item kItems[] = {
     {23, "23", "lattice tiles of the stencil rows in the launched A p (off: rows in order)"},
     {24, "24", "stencil rows' words loaded a round ahead in the launched A p (off: at the row)"},
     {25, "25", "dv += alpha p in the launched direction kernel (off: in the update kernel)"},
+    {26, "26",
+     "update and direction in one cooperative launch, z kept in shared memory (off: two kernels)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -559,9 +567,18 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         o.lattice_tiles = false;
         break;
       case 25:
-        applies = launched;
-        if (!applies) note = "the launched path only";
+        applies = launched && base.direction_held == 0;
+        if (!applies) {
+          note = launched ? "item 26's joined kernel adds dv itself (paths: launches-dv-in-update "
+                            "against launches-two-kernels)"
+                          : "the launched path only";
+        }
         o.dv_in_direction = false;
+        break;
+      case 26:
+        applies = launched && base.direction_held > 0;
+        if (!applies) note = "the launched path where its grid stays resident only";
+        o.direction_in_update = false;
         break;
       case 24:
         applies = launched && base.ahead;
@@ -742,15 +759,34 @@ void measureTiles(Bench& b) {
     int tile[3];  // zeros: automatic; -1 in x: untiled
     bool ahead;   // item 24
     bool float4 = true;
+    int batch = 0;             // item 16's batch: 0 automatic
+    bool dependent = false;    // item 21 at this size
+    bool two_kernels = false;  // item 26 off
   };
-  const Variant cloth_variants[] = {{0, {-1, 0, 0}, false}, {0, {-1, 0, 0}, true},
-                                    {0, {0, 0, 0}, false},  {0, {0, 0, 0}, true},
-                                    {2, {0, 0, 0}, true},   {1, {32, 16, 1}, true},
-                                    {1, {16, 16, 1}, true}, {0, {0, 0, 0}, true, false}};
-  const Variant volume_variants[] = {{0, {-1, 0, 0}, false}, {0, {-1, 0, 0}, true},
-                                     {0, {0, 0, 0}, false},  {0, {0, 0, 0}, true},
-                                     {4, {0, 0, 0}, true},   {0, {16, 2, 4}, true},
-                                     {1, {0, 0, 0}, true},   {0, {0, 0, 0}, true, false}};
+  const Variant cloth_variants[] = {{0, {-1, 0, 0}, false},
+                                    {0, {-1, 0, 0}, true},
+                                    {0, {0, 0, 0}, false},
+                                    {0, {0, 0, 0}, true},
+                                    {2, {0, 0, 0}, true},
+                                    {1, {32, 16, 1}, true},
+                                    {1, {16, 16, 1}, true},
+                                    {0, {0, 0, 0}, true, false},
+                                    {0, {0, 0, 0}, true, true, 3},
+                                    {0, {0, 0, 0}, true, true, 4},
+                                    {0, {0, 0, 0}, true, true, 0, true},
+                                    {0, {0, 0, 0}, true, true, 0, false, true}};
+  const Variant volume_variants[] = {{0, {-1, 0, 0}, false},
+                                     {0, {-1, 0, 0}, true},
+                                     {0, {0, 0, 0}, false},
+                                     {0, {0, 0, 0}, true},
+                                     {4, {0, 0, 0}, true},
+                                     {0, {16, 2, 4}, true},
+                                     {1, {0, 0, 0}, true},
+                                     {0, {0, 0, 0}, true, false},
+                                     {0, {0, 0, 0}, true, true, 3},
+                                     {0, {0, 0, 0}, true, true, 4},
+                                     {0, {0, 0, 0}, true, true, 0, true},
+                                     {0, {0, 0, 0}, true, true, 0, false, true}};
   for (const Point& p : points) {
     if (p.res > b.args.max_res && std::string(p.scene) == "cloth") continue;
     if (p.res > b.args.max_res / 6 && std::string(p.scene) == "volume") continue;
@@ -768,12 +804,16 @@ void measureTiles(Bench& b) {
       o.lattice_tiles = v->tile[0] >= 0;
       o.stencil_ahead = v->ahead;
       o.float4_layout = v->float4;
+      o.gather_batch = v->batch;
+      if (v->dependent) o.dependent_launch_max_particles = std::numeric_limits<int>::max();
+      o.direction_in_update = !v->two_kernels;
       for (int a = 0; a < 3; ++a)
         o.lattice_tile[a] = std::max(0, v->tile[a]);
       const RunSummary run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
-      char label[40];
-      std::snprintf(label, sizeof label, "tile-%dx%dx%d-l%d%s%s", run.tile[0], run.tile[1],
-                    run.tile[2], run.lanes, run.ahead ? "-ahead" : "", v->float4 ? "" : "-f3");
+      char label[80];
+      std::snprintf(label, sizeof label, "tile-%dx%dx%d-l%d-b%d%s%s%s-h%d", run.tile[0],
+                    run.tile[1], run.tile[2], run.lanes, run.batch, run.ahead ? "-ahead" : "",
+                    v->float4 ? "" : "-f3", v->dependent ? "-dependent" : "", run.direction_held);
       progress(label, p.scene, p.res, run, b.elapsed());
       b.tiles.push_back(Json::object({{"scene", Json::string(p.scene)},
                                       {"res", Json::integer(p.res)},
@@ -785,6 +825,10 @@ void measureTiles(Bench& b) {
                                       {"tile", tileJson(run)},
                                       {"ahead", Json::boolean(run.ahead)},
                                       {"float4", Json::boolean(v->float4)},
+                                      {"batch", Json::integer(run.batch)},
+                                      {"automatic_batch", Json::boolean(v->batch == 0)},
+                                      {"dependent", Json::boolean(v->dependent)},
+                                      {"direction_held", Json::integer(run.direction_held)},
                                       {"ok", Json::boolean(run.ok)},
                                       {"step_ms", Json::number(run.step_ms)},
                                       {"iteration_us", Json::number(run.iteration_us)},

@@ -183,6 +183,51 @@ inline SolverSettings settingsFor(Integrator integrator) {
   return settings;
 }
 
+// A configuration of the launched path for the tests that a change inside its CG iteration gives
+// the same bits and iterations.
+struct LaunchedCase {
+  std::string name;
+  CudaOptions options;
+  SolverSettings settings;
+};
+
+// The launched path with graphs of 1, 3 and 8 iterations and without graphs, on item 22's stencil
+// rows in item 23's tiles (batches of 3 at the tests' sizes), warm-started, in packed float3,
+// under Newton's and BDF2's repeated solves, and with a cap of 7 iterations in the middle of a
+// graph of 8.
+inline std::vector<LaunchedCase> launchedCases() {
+  auto launched = [] {
+    CudaOptions o;
+    o.cg_path = CgPath::kLaunches;
+    return o;
+  };
+  const SolverSettings implicit = settingsFor(Integrator::kImplicit);
+  std::vector<LaunchedCase> cases;
+  for (int k : {1, 3, 8}) {
+    CudaOptions o = launched();
+    o.check_interval = k;
+    cases.push_back({"graph of " + std::to_string(k), o, implicit});
+  }
+  CudaOptions o = launched();
+  o.cg_graph = false;
+  cases.push_back({"stream", o, implicit});
+  o = launched();
+  o.gather_batch = 3;
+  cases.push_back({"stencil tiles", o, implicit});
+  o = launched();
+  o.warm_start = true;
+  cases.push_back({"warm", o, implicit});
+  o = launched();
+  o.float4_layout = false;
+  cases.push_back({"float3", o, implicit});
+  cases.push_back({"newton", launched(), settingsFor(Integrator::kNewton)});
+  cases.push_back({"bdf2", launched(), settingsFor(Integrator::kBdf2)});
+  SolverSettings capped = implicit;
+  capped.max_iterations = 7;
+  cases.push_back({"cap 7 in graphs of 8", launched(), capped});
+  return cases;
+}
+
 // CG iterations summed over every step.
 inline int totalIterations(const Trajectory& run) {
   int sum = 0;

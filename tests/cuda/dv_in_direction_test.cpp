@@ -23,46 +23,13 @@ using namespace cuda_test;
 TEST(DvInDirection, GivesTheUpdateKernelsBitsAndIterations) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
-  struct Case {
-    std::string name;
-    CudaOptions options;
-    SolverSettings settings;
-  };
-  auto base = [] {
-    CudaOptions o;
-    o.cg_path = CgPath::kLaunches;
-    return o;
-  };
-  std::vector<Case> cases;
-  for (int k : {1, 3, 8}) {
-    CudaOptions o = base();
-    o.check_interval = k;
-    cases.push_back({"graph of " + std::to_string(k), o, settingsFor(Integrator::kImplicit)});
-  }
-  {
-    CudaOptions o = base();
-    o.fused_finish = false;
-    cases.push_back({"unfused", o, settingsFor(Integrator::kImplicit)});
-    o = base();
-    o.cg_graph = false;
-    cases.push_back({"stream", o, settingsFor(Integrator::kImplicit)});
-    o = base();
-    o.gather_batch = 3;  // item 22's stencil rows in item 23's tiles, at this size
-    cases.push_back({"stencil tiles", o, settingsFor(Integrator::kImplicit)});
-    o = base();
-    o.warm_start = true;
-    cases.push_back({"warm", o, settingsFor(Integrator::kImplicit)});
-    o = base();
-    o.float4_layout = false;
-    cases.push_back({"float3", o, settingsFor(Integrator::kImplicit)});
-    cases.push_back({"newton", base(), settingsFor(Integrator::kNewton)});
-    cases.push_back({"bdf2", base(), settingsFor(Integrator::kBdf2)});
-    SolverSettings capped = settingsFor(Integrator::kImplicit);
-    capped.max_iterations = 7;
-    cases.push_back({"cap 7 in graphs of 8", base(), capped});
-  }
+  std::vector<LaunchedCase> cases = launchedCases();
+  CudaOptions unfused;
+  unfused.cg_path = CgPath::kLaunches;
+  unfused.fused_finish = false;
+  cases.push_back({"unfused", unfused, settingsFor(Integrator::kImplicit)});
   for (const Scene* scene : {&cloth, &volume}) {
-    for (const Case& c : cases) {
+    for (const LaunchedCase& c : cases) {
       SCOPED_TRACE(scene->name + ", " + c.name);
       Trajectory runs[2];
       for (bool moved : {false, true}) {
