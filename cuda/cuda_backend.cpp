@@ -303,12 +303,13 @@ class CudaBackend final : public Backend {
   Status elapsed(int from, int to, double* ms);
   Launch launchFor(const KernelShape& shape, size_t count) const;
   CgPlan cgPlan() const;
-  // item 21 for the loaded model's launched CG kernels: sm_90 and at most
-  // dependent_launch_max_particles
-  bool dependentLaunch() const {
-    return props_.major >= 9 && device_model_.particles <=
-                                    uint32_t(std::max(0, options_.dependent_launch_max_particles));
+  // item 21 for the launched CG kernels of a model of `particles` (the loaded one by default):
+  // sm_90 and at most dependent_launch_max_particles
+  bool dependentLaunch(size_t particles) const {
+    return props_.major >= 9 &&
+           particles <= size_t(std::max(0, options_.dependent_launch_max_particles));
   }
+  bool dependentLaunch() const { return dependentLaunch(device_model_.particles); }
   void release();
 
   CudaOptions options_;
@@ -871,10 +872,14 @@ Status CudaBackend::load(const Model& model, const State& state) {
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
   // item 26: the update and the direction as one cooperative launch of the update's shape, where
-  // every block of it stays resident with its threads' z and p in shared memory
+  // every block of it stays resident with its threads' z and p in shared memory, and where item
+  // 21 is off: two dependent launches overlap each one's start with the last one's tail, which a
+  // cooperative launch cannot (on the H200 the joined kernel was 1–18 % slower per iteration than
+  // the two dependent kernels up to 16k particles, 3–9 % faster than the two plain ones from 65k:
+  // bench/results/gpu-h200-2026-12-02-joined.json, paths)
   direction_held_ = 0;
   if (options_.direction_in_update && options_.fused_finish && props_.cooperativeLaunch != 0 &&
-      n > 0) {
+      !dependentLaunch(n) && n > 0) {
     const size_t threads = size_t(update_.grid) * size_t(update_.block);
     const int held = static_cast<int>((n + threads - 1) / threads);
     int per_sm = 0;

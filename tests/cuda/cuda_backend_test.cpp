@@ -302,15 +302,15 @@ std::vector<Variant> variants() {
   o.stencil_ahead = true;
   o.dv_in_direction = false;
   out.push_back({"launched-batched-3-lanes-2-dv-in-update", o});
-  // item 26 off: the update and the direction as two kernels (the same bits), with item 25 and
-  // without; and on with the plain launch order (no item 21 before its apply)
-  o.direction_in_update = false;
-  out.push_back({"launched-batched-3-lanes-2-dv-in-update-two-kernels", o});
+  // item 26 (in the plain launch order: item 21's dependent launches keep two kernels), and off:
+  // the update and the direction as two kernels (the same bits), with item 25 and without
   o.dv_in_direction = true;
-  out.push_back({"launched-batched-3-lanes-2-two-kernels", o});
-  o.direction_in_update = true;
   o.dependent_launch_max_particles = 0;
   out.push_back({"launched-batched-3-lanes-2-plain-order", o});
+  o.direction_in_update = false;
+  out.push_back({"launched-batched-3-lanes-2-plain-order-two-kernels", o});
+  o.dv_in_direction = false;
+  out.push_back({"launched-batched-3-lanes-2-plain-order-dv-in-update", o});
   // 512-thread grid blocks, with one barrier per iteration (item 14) and with two
   o = {};
   o.cg_path = CgPath::kGrid;
