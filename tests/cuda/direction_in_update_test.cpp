@@ -108,6 +108,25 @@ TEST(DirectionInUpdate, GivesTheTwoKernelsBitsAndIterations) {
   EXPECT_EQ(askLoaded(grid, cloth, cudaDirectionInUpdate), 0);
 }
 
+// A few steps of each scene (graphs of 8, a cap of 7 iterations: the cap ends CG inside a graph
+// from the second step on) with both kernels' bits: short enough for compute-sanitizer's
+// racecheck and memcheck, which the test above outlasts
+TEST(DirectionInUpdate, FewCappedStepsGiveTheTwoKernelsBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  SolverSettings capped = settingsFor(Integrator::kImplicit);
+  capped.max_iterations = 7;
+  for (const Scene& scene : {makeCloth(16, {}), makeVolume(10, {})}) {
+    SCOPED_TRACE(scene.name);
+    const Runs runs = runBothWays(launched(), scene, capped, 4);
+    EXPECT_EQ(runs.held, 1);
+    expectSameBitsAndIterations(runs);
+    int ended_by_cap = 0;
+    for (const StepStats& s : runs.joined.stats)
+      ended_by_cap += s.cg_iterations == 7 && !s.cg_converged;
+    EXPECT_GT(ended_by_cap, 0);
+  }
+}
+
 // Beyond one particle per thread of the update's grid each thread keeps the z and p of several
 // (the grid-stride rounds) in shared memory: cloth 600 (360k particles) and volume 162 (1.06M)
 // give the two kernels' bits and iterations over a few capped steps; a system whose threads would
