@@ -763,30 +763,20 @@ void measureTiles(Bench& b) {
     bool dependent = false;    // item 21 at this size
     bool two_kernels = false;  // item 26 off
   };
-  const Variant cloth_variants[] = {{0, {-1, 0, 0}, false},
-                                    {0, {-1, 0, 0}, true},
-                                    {0, {0, 0, 0}, false},
-                                    {0, {0, 0, 0}, true},
-                                    {2, {0, 0, 0}, true},
-                                    {1, {32, 16, 1}, true},
-                                    {1, {16, 16, 1}, true},
-                                    {0, {0, 0, 0}, true, false},
-                                    {0, {0, 0, 0}, true, true, 3},
-                                    {0, {0, 0, 0}, true, true, 4},
-                                    {0, {0, 0, 0}, true, true, 0, true},
-                                    {0, {0, 0, 0}, true, true, 0, false, true}};
-  const Variant volume_variants[] = {{0, {-1, 0, 0}, false},
-                                     {0, {-1, 0, 0}, true},
-                                     {0, {0, 0, 0}, false},
-                                     {0, {0, 0, 0}, true},
-                                     {4, {0, 0, 0}, true},
-                                     {0, {16, 2, 4}, true},
-                                     {1, {0, 0, 0}, true},
-                                     {0, {0, 0, 0}, true, false},
-                                     {0, {0, 0, 0}, true, true, 3},
-                                     {0, {0, 0, 0}, true, true, 4},
-                                     {0, {0, 0, 0}, true, true, 0, true},
-                                     {0, {0, 0, 0}, true, true, 0, false, true}};
+  // per scene: item 22 alone and items 23 and 24 each way, then other lanes and boxes
+  const std::vector<Variant> cloth_shapes = {
+      {0, {-1, 0, 0}, false}, {0, {-1, 0, 0}, true},  {0, {0, 0, 0}, false}, {0, {0, 0, 0}, true},
+      {2, {0, 0, 0}, true},   {1, {32, 16, 1}, true}, {1, {16, 16, 1}, true}};
+  const std::vector<Variant> volume_shapes = {
+      {0, {-1, 0, 0}, false}, {0, {-1, 0, 0}, true}, {0, {0, 0, 0}, false}, {0, {0, 0, 0}, true},
+      {4, {0, 0, 0}, true},   {0, {16, 2, 4}, true}, {1, {0, 0, 0}, true}};
+  // for both: the automatic box with one thing changed (packed float3, batches of 3 or 4, item
+  // 21 at this size, item 26 off)
+  const Variant changes[] = {{0, {0, 0, 0}, true, false},
+                             {0, {0, 0, 0}, true, true, 3},
+                             {0, {0, 0, 0}, true, true, 4},
+                             {0, {0, 0, 0}, true, true, 0, true},
+                             {0, {0, 0, 0}, true, true, 0, false, true}};
   for (const Point& p : points) {
     if (p.res > b.args.max_res && std::string(p.scene) == "cloth") continue;
     if (p.res > b.args.max_res / 6 && std::string(p.scene) == "volume") continue;
@@ -794,40 +784,40 @@ void measureTiles(Bench& b) {
     const Scene scene = cloth ? makeCloth(p.res, {}) : makeVolume(p.res, {});
     const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
     const Sized sized = stepsFor(n, true);
-    const Variant* begin = cloth ? std::begin(cloth_variants) : std::begin(volume_variants);
-    const Variant* end = cloth ? std::end(cloth_variants) : std::end(volume_variants);
-    for (const Variant* v = begin; v != end; ++v) {
+    std::vector<Variant> variants = cloth ? cloth_shapes : volume_shapes;
+    variants.insert(variants.end(), std::begin(changes), std::end(changes));
+    for (const Variant& v : variants) {
       if (b.outOfTime()) return;
       CudaOptions o;
       o.cg_path = CgPath::kLaunches;
-      o.gather_lanes = v->lanes;
-      o.lattice_tiles = v->tile[0] >= 0;
-      o.stencil_ahead = v->ahead;
-      o.float4_layout = v->float4;
-      o.gather_batch = v->batch;
-      if (v->dependent) o.dependent_launch_max_particles = std::numeric_limits<int>::max();
-      o.direction_in_update = !v->two_kernels;
+      o.gather_lanes = v.lanes;
+      o.lattice_tiles = v.tile[0] >= 0;
+      o.stencil_ahead = v.ahead;
+      o.float4_layout = v.float4;
+      o.gather_batch = v.batch;
+      if (v.dependent) o.dependent_launch_max_particles = std::numeric_limits<int>::max();
+      o.direction_in_update = !v.two_kernels;
       for (int a = 0; a < 3; ++a)
-        o.lattice_tile[a] = std::max(0, v->tile[a]);
+        o.lattice_tile[a] = std::max(0, v.tile[a]);
       const RunSummary run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
       char label[80];
       std::snprintf(label, sizeof label, "tile-%dx%dx%d-l%d-b%d%s%s%s-h%d", run.tile[0],
                     run.tile[1], run.tile[2], run.lanes, run.batch, run.ahead ? "-ahead" : "",
-                    v->float4 ? "" : "-f3", v->dependent ? "-dependent" : "", run.direction_held);
+                    v.float4 ? "" : "-f3", v.dependent ? "-dependent" : "", run.direction_held);
       progress(label, p.scene, p.res, run, b.elapsed());
       b.tiles.push_back(Json::object({{"scene", Json::string(p.scene)},
                                       {"res", Json::integer(p.res)},
                                       {"particles", Json::integer((long long)n)},
                                       {"springs", Json::integer((long long)springs)},
-                                      {"automatic_lanes", Json::boolean(v->lanes == 0)},
-                                      {"automatic_tile", Json::boolean(v->tile[0] == 0)},
+                                      {"automatic_lanes", Json::boolean(v.lanes == 0)},
+                                      {"automatic_tile", Json::boolean(v.tile[0] == 0)},
                                       {"lanes", Json::integer(run.lanes)},
                                       {"tile", tileJson(run)},
                                       {"ahead", Json::boolean(run.ahead)},
-                                      {"float4", Json::boolean(v->float4)},
+                                      {"float4", Json::boolean(v.float4)},
                                       {"batch", Json::integer(run.batch)},
-                                      {"automatic_batch", Json::boolean(v->batch == 0)},
-                                      {"dependent", Json::boolean(v->dependent)},
+                                      {"automatic_batch", Json::boolean(v.batch == 0)},
+                                      {"dependent", Json::boolean(v.dependent)},
                                       {"direction_held", Json::integer(run.direction_held)},
                                       {"ok", Json::boolean(run.ok)},
                                       {"step_ms", Json::number(run.step_ms)},
