@@ -128,8 +128,9 @@ constexpr double kGrid512BlocksPerSm = 1.25;
 constexpr uint32_t kStagedMaxSlots = 4096;
 // and the most entries it copies to shared memory (20 bytes each: 160 KiB)
 constexpr uint32_t kStagedMaxEntries = 8192;
-// CudaOptions::stage_halo 0: staged when the rows average at least kStagedMinEntries entries, or
-// a lane's share of a row more than the entries item 14's kernel holds in registers (2)
+// CudaOptions::stage_halo 0: staged where item 27 runs, and otherwise when the rows average at
+// least kStagedMinEntries entries, or a lane's share of a row more than the entries item 14's
+// kernel holds in registers (2)
 constexpr double kStagedMinEntries = 16.0;
 constexpr double kStagedLaneEntries = 2.0;
 
@@ -260,6 +261,7 @@ class CudaBackend final : public Backend {
   bool singleReductionInUse() const { return loaded_ && single_reduction_; }
   bool stagedInUse() const { return loaded_ && whole_.staged(); }
   bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
+  bool stagedRowsInUse() const { return stagedEntriesInUse() && whole_.stagedRows(); }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
   bool compactInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kCompact; }
@@ -370,6 +372,7 @@ class CudaBackend final : public Backend {
   KernelShape grid512_shape_, single512_shape_;
   bool grid512_ok_ = false;
   bool staged_ok_ = false;         // item 18's kernel runs the shapes of item 14's
+  bool staged_rows_ok_ = false;    // and item 27's, with CudaOptions::stage_rows
   bool single_reduction_ = false;  // the grid path runs item 14 for the loaded model
   size_t one_block_shared_ = 0;    // dynamic shared memory one block may take
   CgPath path_ = CgPath::kLaunches;
@@ -478,15 +481,15 @@ Status CudaBackend::init() {
         std::to_string(options_.ablate_static) + ")");
   }
   const bool held = options_.hold_entries;
-  cudaError_t one =
-      cuda::queryWholeCg(options_.float4_layout, true, false, held, false, options_.ablate_static,
-                         options_.prefer_l1, 0, &one_block_shape_, &one_block_shared_);
-  cudaError_t grid =
-      cuda::queryWholeCg(options_.float4_layout, false, false, held, false, options_.ablate_static,
-                         options_.prefer_l1, options_.grid_block, &grid_shape_, &unused_shared);
-  cudaError_t single =
-      cuda::queryWholeCg(options_.float4_layout, false, true, held, false, options_.ablate_static,
-                         options_.prefer_l1, options_.grid_block, &single_shape_, &unused_shared);
+  cudaError_t one = cuda::queryWholeCg(options_.float4_layout, true, false, held, false, false,
+                                       options_.ablate_static, options_.prefer_l1, 0,
+                                       &one_block_shape_, &one_block_shared_);
+  cudaError_t grid = cuda::queryWholeCg(options_.float4_layout, false, false, held, false, false,
+                                        options_.ablate_static, options_.prefer_l1,
+                                        options_.grid_block, &grid_shape_, &unused_shared);
+  cudaError_t single = cuda::queryWholeCg(options_.float4_layout, false, true, held, false, false,
+                                          options_.ablate_static, options_.prefer_l1,
+                                          options_.grid_block, &single_shape_, &unused_shared);
   cudaGetLastError();
   if (one == cudaErrorInvalidValue || grid == cudaErrorInvalidValue ||
       single == cudaErrorInvalidValue) {
@@ -508,11 +511,11 @@ Status CudaBackend::init() {
   grid512_ok_ = false;
   if (options_.grid_block == 0 && grid_ok_) {
     const cudaError_t grid512 = cuda::queryWholeCg(
-        options_.float4_layout, false, false, held, false, options_.ablate_static,
+        options_.float4_layout, false, false, held, false, false, options_.ablate_static,
         options_.prefer_l1, 512, &grid512_shape_, &unused_shared);
-    const cudaError_t single512 =
-        cuda::queryWholeCg(options_.float4_layout, false, true, held, false, options_.ablate_static,
-                           options_.prefer_l1, 512, &single512_shape_, &unused_shared);
+    const cudaError_t single512 = cuda::queryWholeCg(
+        options_.float4_layout, false, true, held, false, false, options_.ablate_static,
+        options_.prefer_l1, 512, &single512_shape_, &unused_shared);
     cudaGetLastError();
     grid512_ok_ = grid512 == cudaSuccess && grid512_shape_.block == 512 &&
                   grid512_shape_.blocks_per_sm > 0 &&
@@ -522,18 +525,24 @@ Status CudaBackend::init() {
   // item 18: compiled for item 14's kernel with held entries and no ablation; it must run the
   // shapes choosePath takes for that kernel (this also sets its carve-out, item 9)
   staged_ok_ = false;
+  staged_rows_ok_ = false;
   if (single_ok_ && held && options_.ablate_static == 0) {
-    auto same = [&](int grid_block, const KernelShape& single_shape) {
+    auto same = [&](bool rows, int grid_block, const KernelShape& single_shape) {
       KernelShape staged_shape;
       const cudaError_t staged =
-          cuda::queryWholeCg(options_.float4_layout, false, true, true, true, 0, options_.prefer_l1,
-                             grid_block, &staged_shape, &unused_shared);
+          cuda::queryWholeCg(options_.float4_layout, false, true, true, true, rows, 0,
+                             options_.prefer_l1, grid_block, &staged_shape, &unused_shared);
       cudaGetLastError();
       return staged == cudaSuccess && staged_shape.block == single_shape.block &&
              staged_shape.blocks_per_sm == single_shape.blocks_per_sm;
     };
-    staged_ok_ =
-        same(options_.grid_block, single_shape_) && (!grid512_ok_ || same(512, single512_shape_));
+    auto both = [&](bool rows) {
+      return same(rows, options_.grid_block, single_shape_) &&
+             (!grid512_ok_ || same(rows, 512, single512_shape_));
+    };
+    staged_ok_ = both(false);
+    // item 27: its own kernel, the same shapes
+    staged_rows_ok_ = staged_ok_ && options_.stage_rows && both(true);
   }
   HOOKE_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   for (cudaEvent_t& event : events_)
@@ -930,12 +939,17 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // item 18: the halos of item 14's grid, when every one fits its block's shared memory
   static_assert(sizeof(int2) == 2 * sizeof(int32_t) && sizeof(uint2) == 2 * sizeof(uint32_t));
   cuda::StagedHalo halo;
+  bool stage_rows = false;  // item 27
   int stage_carveout = -1;  // what the last prepareStagedKernel below set: the launch sets it again
   const double row_entries = n > 0 ? 2.0 * double(springs) / double(n) : 0.0;
-  const bool stage_wanted =
+  const bool stage_by_rule =
       options_.stage_halo > 0 ||
       (options_.stage_halo == 0 && (row_entries >= kStagedMinEntries ||
                                     row_entries > kStagedLaneEntries * double(whole_lanes_)));
+  // automatic: also wherever item 27 runs (its entries staged, one round of rows), which on the
+  // H200 beat the unstaged kernel on every such grid, short rows on many lanes too
+  const bool stage_for_rows = options_.stage_halo == 0 && options_.stage_entries && staged_rows_ok_;
+  const bool stage_wanted = stage_by_rule || stage_for_rows;
   bool staged = path_ == CgPath::kGrid && single_reduction_ && stage_wanted && staged_ok_ &&
                 cuda::buildStagedHalo(static_cast<uint32_t>(whole_launch_.grid),
                                       static_cast<uint32_t>(whole_launch_.block),
@@ -947,21 +961,26 @@ Status CudaBackend::load(const Model& model, const State& state) {
     // smaller grid would gather other rows than the halos were built for
     // (with the entries too when they fit, else the halos only)
     const int grid = whole_launch_.grid, sms = props_.multiProcessorCount;
-    auto fits = [&](uint32_t entry_slots) {
+    const uint32_t own_rows = static_cast<uint32_t>(whole_launch_.block / whole_lanes_);
+    auto fits = [&](uint32_t entry_slots, bool rows) {
       int per_sm = 0;
       const cudaError_t prepared = cuda::prepareStagedKernel(
-          options_.float4_layout, whole_launch_.block,
-          cuda::stagedHaloBytes(halo.slots, entry_slots), (grid + sms - 1) / sms,
-          options_.prefer_l1, &per_sm, &stage_carveout);
+          options_.float4_layout, rows, whole_launch_.block,
+          cuda::stagedHaloBytes(halo.slots, entry_slots, rows ? own_rows : 0u),
+          (grid + sms - 1) / sms, options_.prefer_l1, &per_sm, &stage_carveout);
       cudaGetLastError();
       return prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
     };
-    if (!options_.stage_entries || halo.entry_slots > kStagedMaxEntries ||
-        !fits(halo.entry_slots)) {
-      halo.entry_slots = 0;
+    const bool entries_wanted =
+        options_.stage_entries && halo.entry_slots > 0 && halo.entry_slots <= kStagedMaxEntries;
+    // item 27 needs the entries staged (one round of rows); without it, the entries alone
+    stage_rows = entries_wanted && staged_rows_ok_ && fits(halo.entry_slots, true);
+    if (!stage_rows && (!entries_wanted || !fits(halo.entry_slots, false))) halo.entry_slots = 0;
+    staged = (stage_rows || stage_by_rule) && (halo.entry_slots > 0 || fits(0, false));
+    if (!staged) {
+      halo = cuda::StagedHalo{};
+      stage_rows = false;
     }
-    staged = halo.entry_slots > 0 || fits(0);
-    if (!staged) halo = cuda::StagedHalo{};
   }
   const size_t stage_start_bytes = halo.start.size() * sizeof(uint32_t);
   const size_t stage_halo_bytes = halo.halo.size() * sizeof(uint32_t);
@@ -1132,6 +1151,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_entries = stage_entries;
   whole.args.stage_slots = staged ? halo.slots : 0;
   whole.args.stage_entry_slots = staged ? halo.entry_slots : 0;
+  whole.args.stage_rows = staged && stage_rows;
   whole.args.stage_carveout = stage_carveout;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
@@ -1652,9 +1672,10 @@ bool cudaSingleReduction(const Backend& backend) {
   return cuda != nullptr && cuda->singleReductionInUse();
 }
 
-bool cudaStagedHalo(const Backend& backend, bool* entries) {
+bool cudaStagedHalo(const Backend& backend, bool* entries, bool* rows) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   if (entries) *entries = cuda != nullptr && cuda->stagedEntriesInUse();
+  if (rows) *rows = cuda != nullptr && cuda->stagedRowsInUse();
   return cuda != nullptr && cuda->stagedInUse();
 }
 

@@ -88,12 +88,12 @@ struct CudaOptions {
   // preconditioned residual u' once for every particle of its halo (its own rows and their
   // neighbours, found at load) into shared memory, and its lanes read their neighbours' u' from
   // there instead of each recomputing it from three vectors and a 3×3 block in global memory.
-  // The same expressions, so the same bits. 0: staged when the rows average at least 16 entries
-  // or a lane's share of a row passes the 2 entries it holds in registers (item 17); of the
-  // benchmark's sizes on the H200 that leaves out cloth of 1024 and 4096 particles (16 and 8
-  // lanes, every entry held), where staging cost 2–4 % per iteration, and stages volume 26 and
-  // 41 (13 % and 25 % faster) and cloth 128 (2 %) (bench/results, "paths"); smaller cloth on the
-  // grid, and one-lane grids of short rows, stay unstaged too. 1: staged wherever it can be; -1:
+  // The same expressions, so the same bits. 0: staged wherever item 27 runs (stage_rows, the
+  // entries staged too: one round of rows), and otherwise when the rows average at least 16
+  // entries or a lane's share of a row passes the 2 entries it holds in registers (item 17).
+  // Before item 27 staging cost 2–4 % per iteration at cloth of 1024 and 4096 particles (16 and 8
+  // lanes, every entry held); with it those are 3–6 % faster staged than not, and volume 26 and
+  // 41 21 % and 29 %, cloth 128 7 % (bench/results, "paths"). 1: staged wherever it can be; -1:
   // never. Staging needs hold_entries, no ablate_static and halos of at most 4096 particles that
   // every block of the grid can hold at once; otherwise the unstaged kernel.
   int stage_halo = 0;
@@ -101,6 +101,12 @@ struct CudaOptions {
   // entries (spring blocks and halo slots) to shared memory once per launch when they fit
   // (at most 8192), so the gather then touches global memory only for its own row
   bool stage_entries = true;
+  // Item 27, staged grids that stage their entries too (one round of rows): each block's fill of
+  // the halo also keeps its own rows' s', r' and P⁻¹ r in shared memory, the rows' mask,
+  // diagonal, p and Δv stay in registers for the launch, and the fill's first round loads its
+  // inputs right after the grid barrier, while the partial sums are read. An iteration then waits
+  // for one memory round trip after the barrier instead of three. The same bits.
+  bool stage_rows = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the
@@ -219,8 +225,8 @@ bool cudaSingleReduction(const Backend& backend);
 
 // Whether a loaded CUDA backend's grid solve stages halos in shared memory (item 18); false when
 // it is not a CUDA backend, holds no model or does not. *entries (if given): whether its blocks
-// stage their rows' entries too.
-bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr);
+// stage their rows' entries too; *rows (if given): whether item 27 runs.
+bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr, bool* rows = nullptr);
 
 // Entries whose loads each lane of the launched q = A p issues together (item 16: 1, 3 or 4) in a
 // loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is

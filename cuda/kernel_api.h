@@ -328,6 +328,10 @@ struct WholeCgArgs {
   // > 0: each block copies its rows' entries (spring blocks and slots) to shared memory once per
   // launch, room for this many per block (one round of rows only); stagedHaloBytes in all
   uint32_t stage_entry_slots = 0;
+  // item 27, with the entries staged: the fill keeps the block's own rows' s', r' and P⁻¹ r in
+  // shared memory (9 floats per row of the block) and loads its first round right after the
+  // barrier; the rows' mask, diagonal, p and Δv stay in registers
+  bool stage_rows = false;
   int stage_carveout = -1;  // host side: the staged kernel's carve-out (prepareStagedKernel)
 };
 
@@ -343,16 +347,16 @@ enum WholeCgAblation {
 // Shape of one whole-CG kernel: for one block, the largest block it can launch (shape.block) and
 // the shared memory available to it; for the grid, the occupancy shape of grid_block threads
 // (0: 256; at most 512). held: the grid kernel with item 17 (ignored for one block); staged: item
-// 18's kernel. Fails with cudaErrorInvalidValue for a combination that was not compiled (an
-// unknown ablation, a static ablation without held entries, staged other than for item 14's
-// kernel with held entries and no ablation).
+// 18's kernel; staged_rows: item 27's. Fails with cudaErrorInvalidValue for a combination that
+// was not compiled (an unknown ablation, a static ablation without held entries, staged other
+// than for item 14's kernel with held entries and no ablation, staged_rows without staged).
 cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, bool held,
-                         bool staged, int ablation, bool prefer_l1, int grid_block,
-                         KernelShape* out, size_t* max_shared_bytes);
+                         bool staged, bool staged_rows, int ablation, bool prefer_l1,
+                         int grid_block, KernelShape* out, size_t* max_shared_bytes);
 
 // Shared memory a staged grid block (item 18) needs for a halo of `slots` particles and
-// `entry_slots` staged entries.
-size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots);
+// `entry_slots` staged entries, and with item 27 its `own_rows` rows (0 without).
+size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows);
 
 // Readies item 18's kernel for blocks of `block` threads staging halo_bytes each: with prefer_l1
 // the smallest shared-memory carve-out that holds wanted_per_sm such blocks per multiprocessor
@@ -360,8 +364,10 @@ size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots);
 // resident, for the cooperative launch; *carveout: the carve-out set (launchWholeCg sets it, and
 // the dynamic shared memory limit, again before each staged launch: kernel attributes are shared
 // by every backend of the process).
-cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes, int wanted_per_sm,
-                                bool prefer_l1, int* blocks_per_sm, int* carveout);
+// rows: item 27's kernel.
+cudaError_t prepareStagedKernel(bool float4_layout, bool rows, int block, size_t halo_bytes,
+                                int wanted_per_sm, bool prefer_l1, int* blocks_per_sm,
+                                int* carveout);
 
 // Shared memory one block needs for `particles` (the directions and z, packed float3).
 size_t wholeCgSharedBytes(uint32_t particles);

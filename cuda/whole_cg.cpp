@@ -20,6 +20,7 @@ cudaError_t WholeCg::launch(WholeCgArgs args) {
   args.stage_entries = plan_.args.stage_entries;
   args.stage_slots = plan_.args.stage_slots;
   args.stage_entry_slots = plan_.args.stage_entry_slots;
+  args.stage_rows = plan_.args.stage_rows;
   cudaError_t e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
                                 plan_.ablation, args);
   if (e != cudaSuccess && args.stage_entries != nullptr) {
@@ -30,6 +31,7 @@ cudaError_t WholeCg::launch(WholeCgArgs args) {
       a->stage_entries = nullptr;
       a->stage_slots = 0;
       a->stage_entry_slots = 0;
+      a->stage_rows = false;
     }
     e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
                       plan_.ablation, args);

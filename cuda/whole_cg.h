@@ -30,6 +30,7 @@ class WholeCg {
   // whether the grid still stages item 18's halos (a launch that did not fit stops it)
   bool staged() const { return plan_.args.stage_entries != nullptr; }
   bool stagedEntries() const { return staged() && plan_.args.stage_entry_slots > 0; }
+  bool stagedRows() const { return stagedEntries() && plan_.args.stage_rows; }
 
   // Starts the solve of A Δv = b that the prepare kernels set up (start_count partial sums of b·b
   // and r·z). With interval 0 nothing waits: one launch does every iteration and the scalars are

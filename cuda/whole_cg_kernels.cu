@@ -279,8 +279,12 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
 // (bench/results/gpu-h200-2026-11-30-final.json against -rejected-stage2.json). Ablation 8 keeps
 // the shared-memory tree in every thread for both stages. `partials`: the first of N rows of
 // `stride` block partials.
-template <int N, int kAblate, int kMaxThreads>
-__device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride) {
+// `after_barrier` runs in every thread right after the grid barrier, before the partials are
+// read: loads it issues that depend only on the barrier are then in flight with the partials'
+// (item 27).
+template <int N, int kAblate, int kMaxThreads, typename AfterBarrier>
+__device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride,
+                                           AfterBarrier after_barrier) {
   if constexpr (kAblate == kAblateShuffle) {
     blockTotals<N, kAblate, kMaxThreads>(v);
     if (threadIdx.x == 0) {
@@ -288,6 +292,7 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
         partials[k * stride + blockIdx.x] = v[k];
     }
     cg::this_grid().sync();
+    after_barrier();
     threadPartials<N>(partials, stride, int(gridDim.x), v);
     blockTotals<N, kAblate, kMaxThreads>(v);
   } else {
@@ -300,6 +305,7 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     // the barrier also orders this block's reads of `totals` (the iteration before) before
     // thread 0 writes it again below
     cg::this_grid().sync();
+    after_barrier();
     if (threadIdx.x < 32) {
       threadPartials<N>(partials, stride, int(gridDim.x), v, int(threadIdx.x), 32);
       for (int k = 0; k < N; ++k)
@@ -313,6 +319,11 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     for (int k = 0; k < N; ++k)
       v[k] = totals[k];
   }
+}
+
+template <int N, int kAblate, int kMaxThreads>
+__device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride) {
+  gridTotals<N, kAblate, kMaxThreads>(v, partials, stride, [] {});
 }
 
 // After an iteration: converged when |r| <= target, stopped at the cap; true when the solve ends.
@@ -550,8 +561,17 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 // the neighbours' u' from there by slot (a.stage_entries) instead of every gatherer recomputing
 // them from three vectors and a P⁻¹ block in global memory: the same expression, so the same
 // bits as without it.
-template <bool F4, int kAblate, int kHeld, bool kStaged = false>
+// Item 27 (kEarly, with kStaged and the entries staged: one round of rows): the fill also keeps,
+// for the block's own rows (the halo's first slots), s', r' and u = P⁻¹ r in shared memory, and
+// the row and its finish take them from there, with the row's mask, diagonal, p and Δv held in
+// registers for the launch (p and Δv are only ever touched by their own particle). The fill's
+// first round loads its slot's r, w, s and P⁻¹ right after the grid barrier, while warp 0 reads
+// the partials. An iteration then waits for one memory round trip after the barrier instead of
+// three (the partials; the halo's inputs; the rows' own inputs). The same expressions on the same
+// values, so the same bits as kStaged alone.
+template <bool F4, int kAblate, int kHeld, bool kStaged = false, bool kEarly = false>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
+  static_assert(!kEarly || kStaged, "item 27 runs on item 18's staged kernel");
   const DeviceModel& m = a.model;
   const DeviceSystem& sys = a.system;
   CgScalars* scalars = a.scalars;
@@ -603,6 +623,25 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         slots[k] = pair.y;
       }
       entries = StagedEntries{a.stage_entries, blocks, slots, begin};
+    }
+  }
+  // item 27: this block's own rows (the halo's first own_rows slots) as the fill left them, 9
+  // floats each (s', r', u = P⁻¹ r), and what the thread's row keeps in registers
+  SharedVectors own{nullptr};
+  uint32_t own_rows = 0, slot_particle = 0, own_row = 0;
+  float own_mask = 0.0f, own_diag = 0.0f;
+  glm::vec3 own_p(0.0f), own_dv(0.0f);
+  if constexpr (kEarly) {
+    const uint32_t rows = blockDim.x / uint32_t(a.lanes), begin = blockIdx.x * rows;
+    own_rows = begin < n ? min(rows, n - begin) : 0u;
+    own.base = halo.base + 3 * size_t(a.stage_slots);
+    if (threadIdx.x < stage_count) slot_particle = __ldg(a.stage_halo + stage_begin + threadIdx.x);
+    own_row = g.first + g.group;  // one round of rows: the thread's only row
+    if (own_row < n) {
+      own_mask = __ldg(m.free_mask + own_row);
+      own_diag = __ldg(sys.diag + own_row);
+      own_p = P.get(own_row);
+      own_dv = dv.get(own_row);
     }
   }
   // Fills the halo with u_of(particle) and returns what the gather reads for a neighbour: its
@@ -658,6 +697,27 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     }
   }
 
+  // item 27: what the fill needs of halo particle j, loaded before α and β are known
+  struct SlotInputs {
+    glm::vec3 r, w, s;
+    float2 inv[3];
+  };
+  auto slotInputs = [&](uint32_t j, bool odd_in) {
+    SlotInputs in;
+    in.r = (odd_in ? R1 : R0).get(j);
+    in.w = (odd_in ? W1 : W0).get(j);
+    in.s = (odd_in ? S1 : S0).get(j);
+    const float2* e = sys.inv_diag + 3 * size_t(j);
+    in.inv[0] = __ldg(e);
+    in.inv[1] = __ldg(e + 1);
+    in.inv[2] = __ldg(e + 2);
+    return in;
+  };
+  SlotInputs next{};
+  if constexpr (kEarly) {
+    if (threadIdx.x < stage_count) next = slotInputs(slot_particle, iterations & 1);
+  }
+
   const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
   for (int step = 0; step < budget && !done; ++step) {
     const bool odd = iterations & 1, first = iterations == 0;
@@ -680,26 +740,76 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       glm::vec3 si, ri, ui, springs;
       float mask;
     };
-    const auto neighbour =
-        stage([&](uint32_t o) { return preconditioned(o, residual(o, direction(o))); });
+    if constexpr (kEarly) {
+      // item 27: slot j's u' (and for the block's own rows s', r' and u) from its inputs, in
+      // the expressions of direction, residual and preconditioned; the first round's were
+      // loaded after the last barrier
+      auto fill = [&](uint32_t j, const SlotInputs& in) {
+        const glm::vec3 sj = first ? in.w : axpy(beta, in.s, in.w);
+        const glm::vec3 rj = axpy(-alpha, sj, in.r);
+        const glm::mat3 inv = symmetricFrom(in.inv[0], in.inv[1], in.inv[2]);
+        halo.set(j, applyMatrix(inv, rj));
+        if (j < own_rows) {
+          own.set(3 * j, sj);
+          own.set(3 * j + 1, rj);
+          own.set(3 * j + 2, applyMatrix(inv, in.r));
+        }
+      };
+      if (threadIdx.x < stage_count) fill(threadIdx.x, next);
+      for (uint32_t j = threadIdx.x + blockDim.x; j < stage_count; j += blockDim.x)
+        fill(j, slotInputs(__ldg(a.stage_halo + stage_begin + j), odd));
+      __syncthreads();
+    }
+    const auto neighbour = [&] {
+      if constexpr (kEarly) {
+        return [&halo](uint32_t o) { return halo.get(o); };  // filled above
+      } else {
+        return stage([&](uint32_t o) { return preconditioned(o, residual(o, direction(o))); });
+      }
+    }();
     auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
       Row r;
-      r.mask = readOnly<kAblate>(m.free_mask + i);
-      r.si = direction(i);
-      r.ri = residual(i, r.si);        // r'
-      r.ui = preconditioned(i, r.ri);  // u'
+      if constexpr (kEarly) {
+        const uint32_t k = i - blockIdx.x * (blockDim.x / lanes);  // its slot (i == own_row)
+        r.mask = own_mask;
+        r.si = own.get(3 * k);
+        r.ri = own.get(3 * k + 1);
+        r.ui = halo.get(k);
+      } else {
+        r.mask = readOnly<kAblate>(m.free_mask + i);
+        r.si = direction(i);
+        r.ri = residual(i, r.si);        // r'
+        r.ui = preconditioned(i, r.ri);  // u'
+      }
       r.springs = rowPart<kAblate, kHeld, kStaged>(m, sys, held, i, r.ui, r.mask, sub, lanes,
                                                    neighbour, entries);
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
-      const glm::vec3 u_old = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), r_in.get(i));
-      const glm::vec3 pi = first ? u_old : axpy(beta, P.get(i), u_old);
-      glm::vec3 wi = readOnly<kAblate>(sys.diag + i) * r.ui + r.springs;
+      glm::vec3 u_old, p_before, dv_before;
+      float diag;
+      if constexpr (kEarly) {
+        u_old = own.get(3 * (i - blockIdx.x * (blockDim.x / uint32_t(a.lanes))) + 2);
+        p_before = own_p;
+        dv_before = own_dv;
+        diag = own_diag;
+      } else {
+        u_old = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), r_in.get(i));
+        p_before = first ? glm::vec3(0.0f) : P.get(i);
+        dv_before = dv.get(i);
+        diag = readOnly<kAblate>(sys.diag + i);
+      }
+      const glm::vec3 pi = first ? u_old : axpy(beta, p_before, u_old);
+      glm::vec3 wi = diag * r.ui + r.springs;
       wi = r.mask == 0.0f ? glm::vec3(0.0f) : wi;
+      const glm::vec3 dvi = dv_before + alpha * pi;
+      if constexpr (kEarly) {
+        own_p = pi;
+        own_dv = dvi;
+      }
       P.set(i, pi);
       s_out.set(i, r.si);
-      dv.set(i, dv.get(i) + alpha * pi);
+      dv.set(i, dvi);
       r_out.set(i, r.ri);
       w_out.set(i, wi);
       sums[0] += dotDouble(r.ri, r.ui);
@@ -707,7 +817,14 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       sums[2] += dotDouble(r.ri, r.ri);
     };
     gatherRows(g, firstIndex(), gridStride(), n, row, finish);
-    totals(sums, iterations & 1);
+    gridTotals<3, kAblate, kGridMaxThreads>(
+        sums, a.reduction.partials + 3 * (iterations & 1) * a.reduction.stride, a.reduction.stride,
+        [&] {
+          // item 27: the next fill's first round, from what this iteration wrote (r', w', s')
+          if constexpr (kEarly) {
+            if (threadIdx.x < stage_count) next = slotInputs(slot_particle, !odd);
+          }
+        });
     ++iterations;
     r_norm = sqrt(sums[2]);
     if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
@@ -769,6 +886,12 @@ __global__ void __launch_bounds__(kGridMaxThreads, 1)
 }
 
 template <bool F4>
+__global__ void __launch_bounds__(kGridMaxThreads, 1)
+    singleReductionStagedRowsKernel(WholeCgArgs args) {
+  wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true>(args);
+}
+
+template <bool F4>
 __global__ void singleReductionUnheldKernel(WholeCgArgs args) {
   wholeCgSingleReduction<F4, kAblateNone, 0>(args);
 }
@@ -789,13 +912,16 @@ KernelFn gridKernelFor(bool single_reduction) {
 
 // The compiled variants: each layout without ablation and with each ablation; the grid also with
 // one barrier per iteration (single_reduction) and, without ablation, without held entries; item
-// 14's kernel without ablation with held entries also staged (item 18). nullptr: not compiled
-// (held = false with a static ablation, staged other than that, or an unknown ablation).
+// 14's kernel without ablation with held entries also staged (item 18), and staged with its
+// own rows through the halo (item 27, `rows`). nullptr: not compiled (held = false with a static
+// ablation, staged other than that, rows without staged, or an unknown ablation).
 template <bool F4>
-KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool held, bool staged) {
+KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool held, bool staged,
+                   bool rows) {
+  if (rows && !staged) return nullptr;
   if (staged) {
     if (one_block || !single_reduction || !held || ablation != kAblateNone) return nullptr;
-    return singleReductionStagedKernel<F4>;
+    return rows ? singleReductionStagedRowsKernel<F4> : singleReductionStagedKernel<F4>;
   }
   if (!one_block && !held) {
     if (ablation != kAblateNone) return nullptr;
@@ -823,9 +949,10 @@ KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool hel
 }
 
 KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single_reduction,
-                   bool held, bool staged) {
-  return float4_layout ? kernelFor<true>(one_block, ablation, single_reduction, held, staged)
-                       : kernelFor<false>(one_block, ablation, single_reduction, held, staged);
+                   bool held, bool staged, bool rows = false) {
+  return float4_layout
+             ? kernelFor<true>(one_block, ablation, single_reduction, held, staged, rows)
+             : kernelFor<false>(one_block, ablation, single_reduction, held, staged, rows);
 }
 
 }  // namespace
@@ -834,16 +961,17 @@ size_t wholeCgSharedBytes(uint32_t particles) {
   return 3 * 3 * sizeof(float) * size_t(particles);  // P[0], P[1], Z
 }
 
-size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots) {
+size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows) {
   return (sizeof(float4) + sizeof(uint32_t)) * size_t(entry_slots) +
-         3 * sizeof(float) * size_t(slots);
+         3 * sizeof(float) * size_t(slots) + 9 * sizeof(float) * size_t(own_rows);
 }
 
-cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes, int wanted_per_sm,
-                                bool prefer_l1, int* blocks_per_sm, int* carveout_out) {
+cudaError_t prepareStagedKernel(bool float4_layout, bool rows, int block, size_t halo_bytes,
+                                int wanted_per_sm, bool prefer_l1, int* blocks_per_sm,
+                                int* carveout_out) {
   *blocks_per_sm = 0;
   *carveout_out = int(cudaSharedmemCarveoutDefault);
-  KernelFn kernel = kernelFor(float4_layout, false, kAblateNone, true, true, true);
+  KernelFn kernel = kernelFor(float4_layout, false, kAblateNone, true, true, true, rows);
   if (!kernel) return cudaErrorInvalidValue;
   int device = 0, per_sm_bytes = 0, reserved = 0;
   cudaError_t e = cudaGetDevice(&device);
@@ -872,9 +1000,10 @@ cudaError_t prepareStagedKernel(bool float4_layout, int block, size_t halo_bytes
 }
 
 cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, bool held,
-                         bool staged, int ablation, bool prefer_l1, int grid_block,
-                         KernelShape* out, size_t* max_shared_bytes) {
-  KernelFn kernel = kernelFor(float4_layout, one_block, ablation, single_reduction, held, staged);
+                         bool staged, bool staged_rows, int ablation, bool prefer_l1,
+                         int grid_block, KernelShape* out, size_t* max_shared_bytes) {
+  KernelFn kernel =
+      kernelFor(float4_layout, one_block, ablation, single_reduction, held, staged, staged_rows);
   if (!kernel) return cudaErrorInvalidValue;
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);
@@ -932,14 +1061,17 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
 cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout, bool one_block,
                           int ablation, const WholeCgArgs& args) {
   const bool staged = args.stage_entries != nullptr;
+  const bool rows = staged && args.stage_rows && args.stage_entry_slots > 0;
   KernelFn kernel = kernelFor(float4_layout, one_block, ablation, args.single_reduction,
-                              args.held_entries, staged);
+                              args.held_entries, staged, rows);
   if (!kernel) return cudaErrorInvalidValue;
   if (one_block) {
     kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);
     return cudaGetLastError();
   }
-  const size_t shared = staged ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots) : 0;
+  const uint32_t own_rows = rows ? uint32_t(launch.block / args.lanes) : 0u;
+  const size_t shared =
+      staged ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots, own_rows) : 0;
   if (staged) {
     // a kernel's attributes are the process's, not one backend's: this backend's, at every launch
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,

@@ -363,6 +363,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.cg_path = CgPath::kGrid;
       o.stage_halo = 1;
       alternatives.push_back({"grid-staged", o});
+      o.stage_rows = false;
+      alternatives.push_back({"grid-staged-entries", o});
+      o.stage_rows = true;
       o.stage_entries = false;
       alternatives.push_back({"grid-staged-halo", o});
       o.stage_entries = true;
@@ -393,6 +396,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"grid_block", Json::integer(run.grid_block)},
                                       {"staged", Json::boolean(run.staged)},
                                       {"staged_entries", Json::boolean(run.staged_entries)},
+                                      {"staged_rows", Json::boolean(run.staged_rows)},
                                       {"compact", Json::boolean(run.compact)},
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
@@ -457,6 +461,8 @@ constexpr Item kItems[] = {
     {25, "25", "dv += alpha p in the launched direction kernel (off: in the update kernel)"},
     {26, "26",
      "update and direction in one cooperative launch, z kept in shared memory (off: two kernels)"},
+    {27, "27",
+     "staged rows through the halo, the fill's loads with the partials (off: loaded at the row)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -579,6 +585,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = launched && base.direction_held > 0;
         if (!applies) note = "the launched path where its grid stays resident only";
         o.direction_in_update = false;
+        break;
+      case 27:
+        applies = base.path == "grid" && base.staged_rows;
+        if (!applies) note = "the staged grid with its entries staged (one round of rows) only";
+        o.stage_rows = false;
         break;
       case 24:
         applies = launched && base.ahead;

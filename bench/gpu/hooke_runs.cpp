@@ -51,14 +51,15 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
     samples.push_back(s);
   }
   // after the steps: a staged launch that was refused went on unstaged (item 18)
-  bool staged_entries = false;
-  const bool staged = cudaStagedHalo(*backend, &staged_entries);
+  bool staged_entries = false, staged_rows = false;
+  const bool staged = cudaStagedHalo(*backend, &staged_entries, &staged_rows);
   RunSummary out = summarise(samples);
   out.path = cgPathName(path);
   out.lanes = lanes;
   out.grid_block = grid_block;
   out.staged = staged;
   out.staged_entries = staged_entries;
+  out.staged_rows = staged_rows;
   out.compact = cudaCompactEntries(*backend);
   out.stencil = cudaStencilRows(*backend);
   cudaLatticeTiles(*backend, out.tile);

@@ -570,21 +570,23 @@ struct Case {
   bool prefer_l1 = true;
 };
 
-// Each case unstaged, with the halos only and with the halos and the entries: the same bytes
+// Each case unstaged, with the halos only, with the halos and the entries, and with item 27's
+// rows through the halo on top: the same bytes
 void expectSameBits(std::initializer_list<Case> cases) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.scene->name + ", lanes " + std::to_string(c.lanes) + ", block " +
                  std::to_string(c.block) + ", interval " + std::to_string(c.interval) +
                  (c.float4_layout ? "" : ", float3") + (c.prefer_l1 ? "" : ", default carve-out"));
-    State ends[3];
-    for (int mode : {0, 1, 2}) {
+    State ends[4];
+    for (int mode : {0, 1, 2, 3}) {
       CudaOptions o = onPath(CgPath::kGrid);
       o.gather_lanes = c.lanes;
       o.grid_block = c.block;
       o.whole_cg_interval = c.interval;
       o.single_reduction_max_particles = 1 << 20;
       o.stage_halo = mode > 0 ? 1 : -1;
-      o.stage_entries = mode == 2;
+      o.stage_entries = mode >= 2;
+      o.stage_rows = mode == 3;
       o.float4_layout = c.float4_layout;
       o.prefer_l1 = c.prefer_l1;
       std::string why_not;
@@ -593,13 +595,18 @@ void expectSameBits(std::initializer_list<Case> cases) {
       Trajectory run = runSteps(*gpu, *c.scene, implicitSettings(), c.steps);
       ASSERT_TRUE(run.ok) << run.error;
       ASSERT_TRUE(cudaSingleReduction(*gpu));
-      bool entries = false;
-      ASSERT_EQ(cudaStagedHalo(*gpu, &entries), mode > 0) << "mode " << mode;
-      if (c.entries >= 0) EXPECT_EQ(entries, mode == 2 && c.entries == 1) << "mode " << mode;
+      bool entries = false, rows = false;
+      ASSERT_EQ(cudaStagedHalo(*gpu, &entries, &rows), mode > 0) << "mode " << mode;
+      if (c.entries >= 0) {
+        EXPECT_EQ(entries, mode >= 2 && c.entries == 1) << "mode " << mode;
+        EXPECT_EQ(rows, mode == 3 && c.entries == 1) << "mode " << mode;
+      }
+      EXPECT_TRUE(!rows || entries) << "mode " << mode;
       ends[mode] = run.state;
     }
     EXPECT_TRUE(sameBytes(ends[0], ends[1]));
     EXPECT_TRUE(sameBytes(ends[0], ends[2]));
+    EXPECT_TRUE(sameBytes(ends[0], ends[3]));
   }
 }
 }  // namespace staged_test
@@ -613,6 +620,15 @@ TEST(StagedHalo, SameBitsAsTheUnstagedKernel) {
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
   staged_test::expectSameBits({Case{&cloth, 1, 256, 0, 20, 1}, Case{&cloth, 16, 512, 0, 20, 1},
                                Case{&volume, 1, 512, 3, 20, 1}, Case{&volume, 4, 256, 0, 20, 1}});
+}
+
+// The same in a few steps, short enough for compute-sanitizer's racecheck: item 27's fill of the
+// own rows and its loads after the barrier, with several lanes and in launches of 3 iterations
+TEST(StagedHalo, FewStepsGiveTheUnstagedBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  using staged_test::Case;
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
+  staged_test::expectSameBits({Case{&cloth, 4, 256, 0, 3, 1}, Case{&volume, 2, 512, 3, 3, 1}});
 }
 
 // The same on larger grids: two 256-thread blocks on some multiprocessors (volume 26: 138
@@ -647,10 +663,11 @@ TEST(StagedHalo, SameBitsInFloat3WithTheDefaultCarveOutAndOneLaneInRounds) {
        Case{&cloth, 16, 256, 0, 20, 1, true, false}, Case{&large, 1, 256, 0, 2, 0}});
 }
 
-// The automatic choice (stage_halo 0) on item 14's kernel: staged for rows of at least 16 entries
-// on average (volume 16: 20.7) or more than 2 entries per lane (cloth 128: 11.8 over 4 lanes on
-// a device of 132 SMs), not otherwise (cloth 32: 11.4 over 16 lanes from 64 SMs up); never on
-// the two-barrier kernel; a value other than -1, 0 or 1 is refused
+// The automatic choice (stage_halo 0) on item 14's kernel: staged wherever item 27 runs (cloth
+// 32: one round of rows with its entries staged), and without item 27 for rows of at least 16
+// entries on average (volume 16: 20.7) or more than 2 entries per lane (cloth 128: 11.8 over 4
+// lanes on a device of 132 SMs), not otherwise (cloth 32: 11.4 over 16 lanes from 64 SMs up);
+// never on the two-barrier kernel; a value other than -1, 0 or 1 is refused
 TEST(StagedHalo, AutomaticForLongRowsOnItem14sKernelOnly) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto staged = [](const CudaOptions& o, const Scene& scene) {
@@ -660,9 +677,22 @@ TEST(StagedHalo, AutomaticForLongRowsOnItem14sKernelOnly) {
   CudaDeviceInfo device;
   std::string why_not;
   ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+  auto rows = [](const CudaOptions& o, const Scene& scene) {
+    return askLoaded(o, scene, [](const Backend& b) {
+      bool on = false;
+      cudaStagedHalo(b, nullptr, &on);
+      return on;
+    });
+  };
   EXPECT_EQ(staged(CudaOptions{}, volume), 1);
-  if (device.multiprocessors >= 64) EXPECT_EQ(staged(CudaOptions{}, cloth), 0);
-  if (device.multiprocessors == 132) EXPECT_EQ(staged(CudaOptions{}, makeCloth(128, {})), 1);
+  EXPECT_EQ(staged(CudaOptions{}, cloth), 1);
+  EXPECT_EQ(rows(CudaOptions{}, cloth), 1);
+  CudaOptions no_rows;
+  no_rows.stage_rows = false;
+  EXPECT_EQ(staged(no_rows, volume), 1);
+  EXPECT_EQ(rows(no_rows, volume), 0);
+  if (device.multiprocessors >= 64) EXPECT_EQ(staged(no_rows, cloth), 0);
+  if (device.multiprocessors == 132) EXPECT_EQ(staged(no_rows, makeCloth(128, {})), 1);
   CudaOptions on;
   on.stage_halo = 1;
   EXPECT_EQ(staged(on, cloth), 1);
