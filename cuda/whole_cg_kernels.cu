@@ -564,7 +564,8 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 // Item 27 (kEarly, with kStaged and the entries staged: one round of rows): the fill also keeps,
 // for the block's own rows (the halo's first slots), s', r' and u = P⁻¹ r in shared memory, and
 // the row and its finish take them from there, with the row's mask, diagonal, p and Δv held in
-// registers for the launch (p and Δv are only ever touched by their own particle). The fill's
+// registers for the launch and written back at its end (p and Δv are only ever touched by their
+// own particle). The fill's
 // first round loads its slot's r, w, s and P⁻¹ right after the grid barrier, while warp 0 reads
 // the partials. An iteration then waits for one memory round trip after the barrier instead of
 // three (the partials; the halo's inputs; the rows' own inputs). The same expressions on the same
@@ -804,12 +805,13 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       wi = r.mask == 0.0f ? glm::vec3(0.0f) : wi;
       const glm::vec3 dvi = dv_before + alpha * pi;
       if constexpr (kEarly) {
-        own_p = pi;
+        own_p = pi;  // written back once, at the end of the launch
         own_dv = dvi;
+      } else {
+        P.set(i, pi);
+        dv.set(i, dvi);
       }
-      P.set(i, pi);
       s_out.set(i, r.si);
-      dv.set(i, dvi);
       r_out.set(i, r.ri);
       w_out.set(i, wi);
       sums[0] += dotDouble(r.ri, r.ui);
@@ -840,6 +842,14 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     gamma = sums[0];
   }
 
+  if constexpr (kEarly) {
+    // item 27: p and Δv, held for the launch, for the next launch and the commit (the lane that
+    // finished the row holds them)
+    if (own_row < n && g.sub == 0) {
+      P.set(own_row, own_p);
+      dv.set(own_row, own_dv);
+    }
+  }
   publish(scalars, iterations, r_norm, gamma, alpha, beta, converged, breakdown, done);
 }
 
