@@ -319,6 +319,14 @@ std::vector<Variant> variants() {
   o.single_reduction_max_particles = 0;
   o.gather_lanes = 2;
   out.push_back({"grid-512-two-barriers-lanes-2", o});
+  // item 27 off: item 18's staged kernel alone (the same bits), and with its entries unstaged
+  o = {};
+  o.cg_path = CgPath::kGrid;
+  o.stage_rows = false;
+  out.push_back({"grid-staged-entries", o});
+  o.stage_halo = 1;
+  o.stage_entries = false;
+  out.push_back({"grid-staged-halo", o});
   // item 14 off: the grid path's standard PCG with two barriers per iteration
   o = {};
   o.cg_path = CgPath::kGrid;
