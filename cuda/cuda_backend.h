@@ -92,10 +92,11 @@ struct CudaOptions {
   // entries staged too: one round of rows), and otherwise when the rows average at least 16
   // entries or a lane's share of a row passes the 2 entries it holds in registers (item 17).
   // Before item 27 staging cost 2–4 % per iteration at cloth of 1024 and 4096 particles (16 and 8
-  // lanes, every entry held); with it those are 3–6 % faster staged than not, and volume 26 and
-  // 41 21 % and 29 %, cloth 128 7 % (bench/results, "paths"). 1: staged wherever it can be; -1:
-  // never. Staging needs hold_entries, no ablate_static and halos of at most 4096 particles that
-  // every block of the grid can hold at once; otherwise the unstaged kernel.
+  // lanes, every entry held); with it those are 4–8 % faster staged than not, and volume 26 and
+  // 41 22 % and 30 %, cloth 128 10 % (bench/results/gpu-h200-2026-12-02-rows.json, "paths"). 1:
+  // staged wherever it can be; -1: never. Staging needs hold_entries, no ablate_static and halos of
+  // at most 4096 particles that every block of the grid can hold at once; otherwise the unstaged
+  // kernel.
   int stage_halo = 0;
   // Item 18, staged grids of one round of rows: each block also copies its rows' adjacency
   // entries (spring blocks and halo slots) to shared memory once per launch when they fit
@@ -103,9 +104,11 @@ struct CudaOptions {
   bool stage_entries = true;
   // Item 27, staged grids that stage their entries too (one round of rows): each block's fill of
   // the halo also keeps its own rows' s', r' and P⁻¹ r in shared memory, the rows' mask,
-  // diagonal, p and Δv stay in registers for the launch, and the fill's first round loads its
-  // inputs right after the grid barrier, while the partial sums are read. An iteration then waits
-  // for one memory round trip after the barrier instead of three. The same bits.
+  // diagonal, p and Δv stay in registers for the launch (p and Δv written back at its end), and
+  // the fill's first round loads its inputs right after the grid barrier, while the partial sums
+  // are read. An iteration then waits for one memory round trip after the barrier instead of
+  // three. The same bits. On the H200 6–10 % faster per iteration on every staged grid of 1k–16k
+  // particles (bench/results/gpu-h200-2026-12-02-rows.json, "paths").
   bool stage_rows = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)

@@ -330,7 +330,8 @@ struct WholeCgArgs {
   uint32_t stage_entry_slots = 0;
   // item 27, with the entries staged: the fill keeps the block's own rows' s', r' and P⁻¹ r in
   // shared memory (9 floats per row of the block) and loads its first round right after the
-  // barrier; the rows' mask, diagonal, p and Δv stay in registers
+  // barrier; the rows' mask, diagonal, p and Δv stay in registers, p and Δv written back at the
+  // end of the launch
   bool stage_rows = false;
   int stage_carveout = -1;  // host side: the staged kernel's carve-out (prepareStagedKernel)
 };
