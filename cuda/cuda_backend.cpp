@@ -429,9 +429,11 @@ Status CudaBackend::init() {
         "to 32, not " +
         std::to_string(lanes));
   }
-  if (options_.grid_block != 0 && options_.grid_block != 256 && options_.grid_block != 512) {
-    return Status::error("CudaOptions::grid_block must be 0 (automatic), 256 or 512, not " +
-                         std::to_string(options_.grid_block));
+  if (options_.grid_block != 0 &&
+      (options_.grid_block < 32 || options_.grid_block > 512 || options_.grid_block % 32 != 0)) {
+    return Status::error(
+        "CudaOptions::grid_block must be 0 (automatic) or a multiple of 32 from 32 to 512, not " +
+        std::to_string(options_.grid_block));
   }
   if (options_.stage_halo < -1 || options_.stage_halo > 1) {
     return Status::error("CudaOptions::stage_halo must be 0 (automatic), 1 (on) or -1 (off), not " +

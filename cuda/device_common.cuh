@@ -65,9 +65,20 @@ __device__ __forceinline__ glm::mat3 symmetricFrom(float2 a, float2 b, float2 c)
                    b.y, a.y, c.y,   // column 1: xy, yy, yz
                    c.x, c.y, b.x);  // column 2: xz, yz, zz
 }
-__device__ __forceinline__ glm::mat3 loadSymmetric(const float2* __restrict__ base, uint32_t i) {
+// the 3 float2 of particle i's block, loaded (read-only) but not yet unpacked
+struct SymmetricEntries {
+  float2 e[3];
+};
+__device__ __forceinline__ SymmetricEntries loadSymmetricEntries(const float2* __restrict__ base,
+                                                                 uint32_t i) {
   const float2* e = base + 3 * size_t(i);
-  return symmetricFrom(__ldg(e), __ldg(e + 1), __ldg(e + 2));
+  return SymmetricEntries{{__ldg(e), __ldg(e + 1), __ldg(e + 2)}};
+}
+__device__ __forceinline__ glm::mat3 symmetricFrom(const SymmetricEntries& s) {
+  return symmetricFrom(s.e[0], s.e[1], s.e[2]);
+}
+__device__ __forceinline__ glm::mat3 loadSymmetric(const float2* __restrict__ base, uint32_t i) {
+  return symmetricFrom(loadSymmetricEntries(base, i));
 }
 // ½ (m + mᵀ): glm::inverse of a symmetric block may be asymmetric in the last bit
 __device__ __forceinline__ glm::mat3 symmetricPart(const glm::mat3& m) {

@@ -629,7 +629,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   // item 27: this block's own rows (the halo's first own_rows slots) as the fill left them, 9
   // floats each (s', r', u = P⁻¹ r), and what the thread's row keeps in registers
   SharedVectors own{nullptr};
-  uint32_t own_rows = 0, slot_particle = 0, own_row = 0;
+  uint32_t own_rows = 0, slot_particle = 0, own_row = 0, own_slot = 0;
   float own_mask = 0.0f, own_diag = 0.0f;
   glm::vec3 own_p(0.0f), own_dv(0.0f);
   if constexpr (kEarly) {
@@ -637,7 +637,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     own_rows = begin < n ? min(rows, n - begin) : 0u;
     own.base = halo.base + 3 * size_t(a.stage_slots);
     if (threadIdx.x < stage_count) slot_particle = __ldg(a.stage_halo + stage_begin + threadIdx.x);
-    own_row = g.first + g.group;  // one round of rows: the thread's only row
+    own_row = g.first + g.group;                 // one round of rows: the thread's only row
+    own_slot = threadIdx.x / uint32_t(a.lanes);  // its slot: own_row − the block's first row
     if (own_row < n) {
       own_mask = __ldg(m.free_mask + own_row);
       own_diag = __ldg(sys.diag + own_row);
@@ -701,17 +702,14 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   // item 27: what the fill needs of halo particle j, loaded before α and β are known
   struct SlotInputs {
     glm::vec3 r, w, s;
-    float2 inv[3];
+    SymmetricEntries inv;
   };
   auto slotInputs = [&](uint32_t j, bool odd_in) {
     SlotInputs in;
     in.r = (odd_in ? R1 : R0).get(j);
     in.w = (odd_in ? W1 : W0).get(j);
     in.s = (odd_in ? S1 : S0).get(j);
-    const float2* e = sys.inv_diag + 3 * size_t(j);
-    in.inv[0] = __ldg(e);
-    in.inv[1] = __ldg(e + 1);
-    in.inv[2] = __ldg(e + 2);
+    in.inv = loadSymmetricEntries(sys.inv_diag, j);
     return in;
   };
   SlotInputs next{};
@@ -748,7 +746,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       auto fill = [&](uint32_t j, const SlotInputs& in) {
         const glm::vec3 sj = first ? in.w : axpy(beta, in.s, in.w);
         const glm::vec3 rj = axpy(-alpha, sj, in.r);
-        const glm::mat3 inv = symmetricFrom(in.inv[0], in.inv[1], in.inv[2]);
+        const glm::mat3 inv = symmetricFrom(in.inv);
         halo.set(j, applyMatrix(inv, rj));
         if (j < own_rows) {
           own.set(3 * j, sj);
@@ -771,11 +769,10 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     auto row = [&](uint32_t i, uint32_t sub, uint32_t lanes) {
       Row r;
       if constexpr (kEarly) {
-        const uint32_t k = i - blockIdx.x * (blockDim.x / lanes);  // its slot (i == own_row)
-        r.mask = own_mask;
-        r.si = own.get(3 * k);
-        r.ri = own.get(3 * k + 1);
-        r.ui = halo.get(k);
+        r.mask = own_mask;  // i == own_row
+        r.si = own.get(3 * own_slot);
+        r.ri = own.get(3 * own_slot + 1);
+        r.ui = halo.get(own_slot);
       } else {
         r.mask = readOnly<kAblate>(m.free_mask + i);
         r.si = direction(i);
@@ -790,7 +787,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       glm::vec3 u_old, p_before, dv_before;
       float diag;
       if constexpr (kEarly) {
-        u_old = own.get(3 * (i - blockIdx.x * (blockDim.x / uint32_t(a.lanes))) + 2);
+        u_old = own.get(3 * own_slot + 2);
         p_before = own_p;
         dv_before = own_dv;
         diag = own_diag;

@@ -46,6 +46,8 @@ struct Args {
   bool crossover = true;
   bool lanes = true;        // the item-13 sweep of lanes per particle
   bool lanes_only = false;  // only the floors and that sweep
+  bool grid_lanes = true;   // item 13 on the staged grid, by block size
+  bool grid_lanes_only = false;
   bool tiles = true;        // the item-23 sweep of lattice tiles
   bool tiles_only = false;  // only the floors and that sweep
   bool quick = false;       // fewer steps per measurement
@@ -54,6 +56,7 @@ struct Args {
 constexpr const char* kUsage =
     "usage: hooke-bench-gpu [--json FILE] [--commit ID] [--budget SECONDS] [--max-res N]\n"
     "                       [--no-ablation] [--no-crossover] [--no-lanes] [--lanes-only]\n"
+    "                       [--no-grid-lanes] [--grid-lanes-only]\n"
     "                       [--no-tiles] [--tiles-only] [--quick]";
 
 int parseArgs(int argc, char** argv, Args* out) {
@@ -81,6 +84,10 @@ int parseArgs(int argc, char** argv, Args* out) {
       out->lanes = false;
     } else if (arg == "--lanes-only") {
       out->lanes_only = true;
+    } else if (arg == "--no-grid-lanes") {
+      out->grid_lanes = false;
+    } else if (arg == "--grid-lanes-only") {
+      out->grid_lanes_only = true;
     } else if (arg == "--no-tiles") {
       out->tiles = false;
     } else if (arg == "--tiles-only") {
@@ -250,7 +257,7 @@ struct Bench {
   Floors floors;
   int multiprocessors = 0;
   std::vector<Row> rows;
-  std::vector<Json> paths, ablation, crossover, lanes, tiles, grid_block;
+  std::vector<Json> paths, ablation, crossover, lanes, grid_lanes, tiles, grid_block;
   int skipped = 0;
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started).count(); }
@@ -756,6 +763,65 @@ void measureLanes(Bench& b) {
   }
 }
 
+// [SECTION] item 13 on the staged grid (items 18 and 27): lanes per particle by block size, fixed
+// iteration count. The sizes the grid runs with item 27, finer than measureLanes's.
+
+void measureGridLanes(Bench& b) {
+  const SolverSettings settings = settingsFor(true);
+  struct Point {
+    const char* scene;
+    int res;
+  };
+  const Point points[] = {{"cloth", 24},  {"cloth", 32},  {"cloth", 40},  {"cloth", 48},
+                          {"cloth", 64},  {"cloth", 80},  {"cloth", 96},  {"cloth", 112},
+                          {"cloth", 128}, {"volume", 12}, {"volume", 16}, {"volume", 20},
+                          {"volume", 26}, {"volume", 30}, {"volume", 33}, {"volume", 36},
+                          {"volume", 41}};
+  for (const Point& p : points) {
+    const bool cloth = std::string(p.scene) == "cloth";
+    const Scene scene = cloth ? makeCloth(p.res, {}) : makeVolume(p.res, {});
+    const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
+    const Sized sized = stepsFor(n, true);
+    // -1: the balanced block, ceil(particles / multiprocessors) rows rounded up to whole warps,
+    // so that the grid has one block per multiprocessor (where that is at most 512 threads)
+    for (int block : {0, 256, 512, -1}) {
+      for (int lanes : {0, 1, 2, 4, 8, 16}) {
+        if (lanes == 0 && block != 0) continue;  // the automatic choice once, with its block
+        int threads = block;
+        if (block < 0) {
+          if (lanes == 0) continue;
+          const size_t per_warp = size_t(32 / lanes), sms = size_t(std::max(1, b.multiprocessors));
+          const size_t rows = ((n + sms - 1) / sms + per_warp - 1) / per_warp * per_warp;
+          threads = int(rows) * lanes;
+          if (threads > 512 || threads == 256 || threads == 512) continue;  // or measured above
+        }
+        if (b.outOfTime()) return;
+        CudaOptions o;
+        o.cg_path = CgPath::kGrid;
+        o.grid_block = threads;
+        o.gather_lanes = lanes;
+        const RunSummary run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
+        char label[32];
+        std::snprintf(label, sizeof label, "grid-lanes-%d-%d%s", run.lanes, run.grid_block,
+                      lanes == 0 ? "a" : "");
+        progress(label, p.scene, p.res, run, b.elapsed());
+        b.grid_lanes.push_back(Json::object({{"scene", Json::string(p.scene)},
+                                             {"res", Json::integer(p.res)},
+                                             {"particles", Json::integer((long long)n)},
+                                             {"springs", Json::integer((long long)springs)},
+                                             {"automatic", Json::boolean(lanes == 0)},
+                                             {"lanes", Json::integer(run.lanes)},
+                                             {"block", Json::integer(run.grid_block)},
+                                             {"balanced", Json::boolean(block < 0)},
+                                             {"staged_rows", Json::boolean(run.staged_rows)},
+                                             {"ok", Json::boolean(run.ok)},
+                                             {"iteration_us", Json::number(run.iteration_us)},
+                                             {"error", Json::string(run.error)}}));
+      }
+    }
+  }
+}
+
 // [SECTION] item 23: lattice tiles of the launched q = A p, per size (fixed iteration count)
 
 void measureTiles(Bench& b) {
@@ -877,9 +943,10 @@ int run(int argc, char** argv) {
       b.floors.latency_cooperative_us);
   std::fflush(stdout);
 
-  const bool only = b.args.lanes_only || b.args.tiles_only;
-  if ((b.args.lanes && !b.args.tiles_only) || b.args.lanes_only) measureLanes(b);
-  if ((b.args.tiles && !b.args.lanes_only) || b.args.tiles_only) measureTiles(b);
+  const bool only = b.args.lanes_only || b.args.tiles_only || b.args.grid_lanes_only;
+  if ((b.args.lanes && !only) || b.args.lanes_only) measureLanes(b);
+  if ((b.args.grid_lanes && !only) || b.args.grid_lanes_only) measureGridLanes(b);
+  if ((b.args.tiles && !only) || b.args.tiles_only) measureTiles(b);
   if (b.args.crossover && !only) measureCrossover(b);
   if (b.args.crossover && !only) measureGridBlock(b);
 
@@ -940,6 +1007,7 @@ int run(int argc, char** argv) {
       {"ablation", Json::array(b.ablation)},
       {"crossover", Json::array(b.crossover)},
       {"lanes", Json::array(b.lanes)},
+      {"grid_lanes", Json::array(b.grid_lanes)},
       {"tiles", Json::array(b.tiles)},
       {"grid_block", Json::array(b.grid_block)},
       {"skipped_for_time", Json::integer(b.skipped)},

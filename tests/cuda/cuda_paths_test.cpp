@@ -399,10 +399,10 @@ TEST(GatherLanes, RefusesWhatIsNotAPowerOfTwoUpTo32) {
                      {-1, 3, 6, 64}, {1, 2, 4, 8, 16, 32});
 }
 
-TEST(GridBlock, RefusesAnythingBut0And256And512) {
+TEST(GridBlock, RefusesWhatIsNotAMultipleOf32UpTo512) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   expectOptionValues("grid_block", [](CudaOptions& o, int v) { o.grid_block = v; },
-                     {-1, 128, 384, 1024}, {0, 256, 512});
+                     {-1, 16, 100, 544, 1024}, {0, 32, 128, 288, 384, 512});
 }
 
 // A block size the kernel cannot run is refused, not quietly replaced: ablation 4 compiles the
