@@ -293,6 +293,7 @@ class CudaBackend final : public Backend {
   Status choosePath(size_t particles, size_t springs);
   int lanesFor(const KernelShape& shape, bool one_block, size_t particles, size_t springs,
                double row_share) const;
+  bool balancedGrid(size_t particles, int lanes, KernelShape* out) const;  // item 28
   bool batchedApply(size_t particles) const;  // item 16 for the launched q = A p
   int applyBatch(bool batched, size_t particles, size_t springs, int lanes) const;
   // item 14 applies to the fused grid path only
@@ -525,7 +526,9 @@ Status CudaBackend::init() {
                                    single512_shape_.blocks_per_sm > 0));
   }
   // item 18: compiled for item 14's kernel with held entries and no ablation; it must run the
-  // shapes choosePath takes for that kernel (this also sets its carve-out, item 9)
+  // blocks choosePath takes for that kernel (this also sets its carve-out, item 9). Whether it
+  // holds as many of them per multiprocessor as the grid needs is checked at load, with its
+  // shared memory
   staged_ok_ = false;
   staged_rows_ok_ = false;
   if (single_ok_ && held && options_.ablate_static == 0) {
@@ -536,7 +539,7 @@ Status CudaBackend::init() {
                              options_.prefer_l1, grid_block, &staged_shape, &unused_shared);
       cudaGetLastError();
       return staged == cudaSuccess && staged_shape.block == single_shape.block &&
-             staged_shape.blocks_per_sm == single_shape.blocks_per_sm;
+             staged_shape.blocks_per_sm >= 1;
     };
     auto both = [&](bool rows) {
       return same(rows, options_.grid_block, single_shape_) &&
@@ -1219,10 +1222,38 @@ Status CudaBackend::choosePath(size_t particles, size_t springs) {
         double(threads) > kGrid512BlocksPerSm * 256.0 * double(props_.multiProcessorCount)) {
       shape = single_reduction_ ? &single512_shape_ : &grid512_shape_;
     }
+    // item 28: one block per multiprocessor of the rows it then needs, where that is one round
+    KernelShape balanced;
+    if (balancedGrid(particles, whole_lanes_, &balanced)) shape = &balanced;
     // never more blocks than are resident
     whole_launch_ = launchFor(*shape, threads);
   }
   return Status::ok();
+}
+
+// Item 28 (CudaOptions::balance_grid): item 14's grid of `particles` rows on `lanes` lanes as
+// blocks of ceil(particles / multiprocessors) rows, rounded up to whole warps, at most 512 threads:
+// every multiprocessor then gathers one block (or none), where 256- and 512-thread blocks leave
+// some with two and others idle. False where it does not apply or the kernel cannot run that shape
+// once per multiprocessor.
+bool CudaBackend::balancedGrid(size_t particles, int lanes, KernelShape* out) const {
+  if (!options_.balance_grid || options_.grid_block != 0 || !single_reduction_ || particles == 0 ||
+      lanes <= 0 || lanes > 32) {
+    return false;
+  }
+  const size_t sms = size_t(props_.multiProcessorCount), per_warp = size_t(32 / lanes);
+  const size_t rows = ((particles + sms - 1) / sms + per_warp - 1) / per_warp * per_warp;
+  const size_t threads = rows * size_t(lanes);
+  if (threads > 512) return false;
+  size_t unused_shared = 0;
+  KernelShape shape;
+  const cudaError_t queried = cuda::queryWholeCg(
+      options_.float4_layout, false, true, options_.hold_entries, false, false,
+      options_.ablate_static, options_.prefer_l1, int(threads), &shape, &unused_shared);
+  cudaGetLastError();
+  if (queried != cudaSuccess || shape.block != int(threads) || shape.blocks_per_sm < 1) return false;
+  *out = shape;
+  return true;
 }
 
 Status CudaBackend::updateModel(const Model& model) {

@@ -67,11 +67,17 @@ struct CudaOptions {
   // gatherer then reads three vectors and a 3×3 block per neighbour instead of two vectors: on the
   // H200 it won up to 16384 particles and lost at 65536 (bench/results, ablation 14). 0: never.
   int single_reduction_max_particles = 32768;
-  // kGrid: threads per block of the cooperative grid, 256 or 512; 0: chosen at load, 512 once
+  // kGrid: threads per block of the cooperative grid, a multiple of 32 up to 512; 0: chosen at
+  // load, 512 once
   // the grid's threads would fill more than 1.25 blocks of 256 per multiprocessor (the H200's
   // crossover; CudaBackend::choosePath). Larger blocks mean fewer barrier participants and block
   // partial sums.
   int grid_block = 0;
+  // Item 28, kGrid with item 14's kernel and grid_block 0: blocks of ceil(particles /
+  // multiprocessors) rows (rounded up to whole warps) where that is at most 512 threads, one block
+  // per multiprocessor, instead of 256 or 512 threads, which leave some multiprocessors two blocks
+  // and others none. The rows a block sums differ, so the bits do.
+  bool balance_grid = false;
   // Item 15: the device arrays in a locality order (sim/locality_order.h): particles along a
   // Morton curve of their positions at load, springs by their ends, so q = A p over a block of
   // consecutive rows finds most neighbours and springs in what the block already loaded. The host

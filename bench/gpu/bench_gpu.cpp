@@ -782,28 +782,21 @@ void measureGridLanes(Bench& b) {
     const Scene scene = cloth ? makeCloth(p.res, {}) : makeVolume(p.res, {});
     const size_t n = scene.model.particleCount(), springs = scene.model.springCount();
     const Sized sized = stepsFor(n, true);
-    // -1: the balanced block, ceil(particles / multiprocessors) rows rounded up to whole warps,
-    // so that the grid has one block per multiprocessor (where that is at most 512 threads)
+    // -1: item 28's balanced blocks (CudaOptions::balance_grid), one per multiprocessor where
+    // they are at most 512 threads (else the automatic block)
     for (int block : {0, 256, 512, -1}) {
       for (int lanes : {0, 1, 2, 4, 8, 16}) {
-        if (lanes == 0 && block != 0) continue;  // the automatic choice once, with its block
-        int threads = block;
-        if (block < 0) {
-          if (lanes == 0) continue;
-          const size_t per_warp = size_t(32 / lanes), sms = size_t(std::max(1, b.multiprocessors));
-          const size_t rows = ((n + sms - 1) / sms + per_warp - 1) / per_warp * per_warp;
-          threads = int(rows) * lanes;
-          if (threads > 512 || threads == 256 || threads == 512) continue;  // or measured above
-        }
+        if (lanes == 0 && block > 0) continue;  // the automatic lanes with the automatic blocks
         if (b.outOfTime()) return;
         CudaOptions o;
         o.cg_path = CgPath::kGrid;
-        o.grid_block = threads;
+        o.grid_block = std::max(block, 0);
+        o.balance_grid = block < 0;
         o.gather_lanes = lanes;
         const RunSummary run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
         char label[32];
         std::snprintf(label, sizeof label, "grid-lanes-%d-%d%s", run.lanes, run.grid_block,
-                      lanes == 0 ? "a" : "");
+                      lanes == 0 ? "a" : block < 0 ? "b" : "");
         progress(label, p.scene, p.res, run, b.elapsed());
         b.grid_lanes.push_back(Json::object({{"scene", Json::string(p.scene)},
                                              {"res", Json::integer(p.res)},

@@ -319,6 +319,13 @@ std::vector<Variant> variants() {
   o.single_reduction_max_particles = 0;
   o.gather_lanes = 2;
   out.push_back({"grid-512-two-barriers-lanes-2", o});
+  // item 28 on: one block per multiprocessor (another grouping of the block partials)
+  o = {};
+  o.cg_path = CgPath::kGrid;
+  o.balance_grid = true;
+  out.push_back({"grid-balanced", o});
+  o.gather_lanes = 4;
+  out.push_back({"grid-balanced-lanes-4", o});
   // item 27 off: item 18's staged kernel alone (the same bits), and with its entries unstaged
   o = {};
   o.cg_path = CgPath::kGrid;
@@ -368,7 +375,7 @@ std::string bitKey(const Backend& backend, const CudaOptions& o) {
          "l" + std::to_string(cudaGatherLanes(backend)) +
          (cudaSingleReduction(backend) ? "cg1" : "") + (o.locality_order ? "" : "-model-order") +
          (cudaStencilRows(backend) ? "-stencil" : "") + tileKey(backend) +
-         (o.grid_block == 512 ? "-b512" : "");
+         "-b" + std::to_string(cudaGridBlock(backend));
 }
 
 TEST(CudaOptionsSwitches, EverySwitchMatchesCpuAndReportsTheSameIterations) {
@@ -440,7 +447,8 @@ TEST(CudaMultiBlock, LargerSystemsMatchCpuAndRepeatBitForBit) {
     if (name != "default" && name != "launched" && name != "float3" && name != "graph" &&
         name != "fused" && name != "fused-graph" && name != "one-block" && name != "grid" &&
         name != "grid-unfused" && name != "grid-float3" && name != "grid-two-barriers" &&
-        name != "grid-lanes-8" && name != "launches-lanes-8") {
+        name != "grid-lanes-8" && name != "launches-lanes-8" && name != "grid-balanced" &&
+        name != "grid-balanced-lanes-4") {
       continue;
     }
     SCOPED_TRACE(name);

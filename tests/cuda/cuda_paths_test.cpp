@@ -8,6 +8,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -828,6 +829,64 @@ TEST(GridBlock, AutomaticSizeFollowsTheThreadsPerMultiprocessor) {
   const Scene scene = makeCloth(16, {});
   ASSERT_TRUE(launched->load(scene.model, scene.state));
   EXPECT_EQ(cudaGridBlock(*launched), 0);
+}
+
+// Item 28 (CudaOptions::balance_grid): item 14's grid in blocks of ceil(particles /
+// multiprocessors) rows rounded up to whole warps, where those are at most 512 threads, so no
+// multiprocessor gathers two blocks; elsewhere (more threads, two barriers, a forced size) the
+// block of the rule above
+TEST(GridBlock, BalancedBlocksGiveEachMultiprocessorAtMostOne) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaDeviceInfo device;
+  std::string why_not;
+  ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+  const size_t sms = size_t(device.multiprocessors);
+  int balanced_seen = 0;
+  for (bool cloth : {true, false}) {
+    for (int res : cloth ? std::vector<int>{16, 24, 48, 64, 96, 128, 256}
+                         : std::vector<int>{12, 16, 26, 33, 41}) {
+      const Scene scene = cloth ? makeCloth(res, {}) : makeVolume(res, {});
+      const size_t n = scene.model.particleCount();
+      SCOPED_TRACE(std::string(cloth ? "cloth " : "volume ") + std::to_string(res));
+      for (int forced : {0, 256}) {
+        for (int single : {32768, 0}) {
+          CudaOptions o = onPath(CgPath::kGrid);
+          o.balance_grid = true;
+          o.grid_block = forced;
+          o.single_reduction_max_particles = single;
+          auto gpu = createCudaBackend(o, &why_not);
+          ASSERT_TRUE(gpu) << why_not;
+          ASSERT_TRUE(gpu->load(scene.model, scene.state));
+          const size_t lanes = size_t(cudaGatherLanes(*gpu)), per_warp = 32 / lanes;
+          const size_t rows = ((n + sms - 1) / sms + per_warp - 1) / per_warp * per_warp;
+          const double threads = double(n) * double(lanes);
+          const int rule = threads > 1.25 * 256.0 * double(sms) ? 512 : 256;
+          const bool balanced = forced == 0 && cudaSingleReduction(*gpu) && rows * lanes <= 512;
+          const int expected = forced != 0 ? forced : balanced ? int(rows * lanes) : rule;
+          EXPECT_EQ(cudaGridBlock(*gpu), expected) << "forced " << forced << ", single " << single;
+          if (balanced) {
+            EXPECT_LE((n + rows - 1) / rows, sms);  // blocks
+            ++balanced_seen;
+          }
+        }
+      }
+    }
+  }
+  // up to 65536 particles on a device of 128 multiprocessors or more
+  if (sms >= 128) EXPECT_GE(balanced_seen, 10);
+  // the H200 (132 multiprocessors): volume 26 (4394 particles, 8 lanes) in 123 blocks of 36 rows,
+  // cloth 128 (16384 particles, 4 lanes) in 128 blocks of 128
+  if (sms == 132) {
+    for (auto [cloth, res, block] : {std::tuple{false, 26, 288}, std::tuple{true, 128, 512}}) {
+      CudaOptions o = onPath(CgPath::kGrid);
+      o.balance_grid = true;
+      auto gpu = createCudaBackend(o, &why_not);
+      ASSERT_TRUE(gpu) << why_not;
+      const Scene scene = cloth ? makeCloth(res, {}) : makeVolume(res, {});
+      ASSERT_TRUE(gpu->load(scene.model, scene.state));
+      EXPECT_EQ(cudaGridBlock(*gpu), block) << res;
+    }
+  }
 }
 
 // The automatic rule (CudaBackend::lanesFor). Up to 512 particles per multiprocessor, lanes
