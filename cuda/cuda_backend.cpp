@@ -1251,7 +1251,8 @@ bool CudaBackend::balancedGrid(size_t particles, int lanes, KernelShape* out) co
       options_.float4_layout, false, true, options_.hold_entries, false, false,
       options_.ablate_static, options_.prefer_l1, int(threads), &shape, &unused_shared);
   cudaGetLastError();
-  if (queried != cudaSuccess || shape.block != int(threads) || shape.blocks_per_sm < 1) return false;
+  if (queried != cudaSuccess || shape.block != int(threads) || shape.blocks_per_sm < 1)
+    return false;
   *out = shape;
   return true;
 }

@@ -67,17 +67,20 @@ struct CudaOptions {
   // gatherer then reads three vectors and a 3×3 block per neighbour instead of two vectors: on the
   // H200 it won up to 16384 particles and lost at 65536 (bench/results, ablation 14). 0: never.
   int single_reduction_max_particles = 32768;
-  // kGrid: threads per block of the cooperative grid, a multiple of 32 up to 512; 0: chosen at
-  // load, 512 once
-  // the grid's threads would fill more than 1.25 blocks of 256 per multiprocessor (the H200's
-  // crossover; CudaBackend::choosePath). Larger blocks mean fewer barrier participants and block
+  // kGrid: threads per block of the cooperative grid, a multiple of 32 from 32 to 512; 0: chosen
+  // at load, item 28's balanced block where it applies, else 512 once the grid's threads would
+  // fill more than 1.25 blocks of 256 per multiprocessor (the H200's crossover;
+  // CudaBackend::choosePath), else 256. Larger blocks mean fewer barrier participants and block
   // partial sums.
   int grid_block = 0;
   // Item 28, kGrid with item 14's kernel and grid_block 0: blocks of ceil(particles /
-  // multiprocessors) rows (rounded up to whole warps) where that is at most 512 threads, one block
-  // per multiprocessor, instead of 256 or 512 threads, which leave some multiprocessors two blocks
-  // and others none. The rows a block sums differ, so the bits do.
-  bool balance_grid = false;
+  // multiprocessors) rows (rounded up to whole warps) where that is at most 512 threads, so each
+  // multiprocessor gathers at most one block, instead of 256 or 512 threads, which leave some
+  // multiprocessors two blocks and others none (item 27's kernel holds 512 threads per
+  // multiprocessor). The rows a block sums differ, so the bits do. On the H200 7–13 % faster per
+  // iteration at cloth 1024, 2304 and 9216 particles, volume 1024, 4394 and 11664, within ±2 %
+  // elsewhere up to 16k (bench/results/gpu-h200-2026-12-02-balanced.json, "grid_lanes").
+  bool balance_grid = true;
   // Item 15: the device arrays in a locality order (sim/locality_order.h): particles along a
   // Morton curve of their positions at load, springs by their ends, so q = A p over a block of
   // consecutive rows finds most neighbours and springs in what the block already loaded. The host

@@ -470,6 +470,7 @@ constexpr Item kItems[] = {
      "update and direction in one cooperative launch, z kept in shared memory (off: two kernels)"},
     {27, "27",
      "staged rows through the halo, the fill's loads with the partials (off: loaded at the row)"},
+    {28, "28", "the grid's blocks sized to one per multiprocessor (off: 256 or 512 threads)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -597,6 +598,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && base.staged_rows;
         if (!applies) note = "the staged grid with its entries staged (one round of rows) only";
         o.stage_rows = false;
+        break;
+      case 28:
+        applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
+        if (!applies) note = "the grid path up to single_reduction_max_particles only";
+        o.balance_grid = false;
         break;
       case 24:
         applies = launched && base.ahead;
@@ -796,7 +802,9 @@ void measureGridLanes(Bench& b) {
         const RunSummary run = runHooke(o, scene, settings, kDt, sized.warmup, sized.steps);
         char label[32];
         std::snprintf(label, sizeof label, "grid-lanes-%d-%d%s", run.lanes, run.grid_block,
-                      lanes == 0 ? "a" : block < 0 ? "b" : "");
+                      lanes == 0  ? "a"
+                      : block < 0 ? "b"
+                                  : "");
         progress(label, p.scene, p.res, run, b.elapsed());
         b.grid_lanes.push_back(Json::object({{"scene", Json::string(p.scene)},
                                              {"res", Json::integer(p.res)},

@@ -792,9 +792,9 @@ TEST(StagedHalo, HalosHoldEachBlocksRowsThenTheirNeighbours) {
   EXPECT_FALSE(cuda::buildStagedHalo(3, 48, 32, row_start, pairs, 4096, &refused));
 }
 
-// CudaOptions::grid_block 0: 512-thread blocks once the grid's threads (particles × lanes) would
-// fill more than 1.25 blocks of 256 per multiprocessor, else 256; a forced size wins; off the grid
-// path, 0
+// CudaOptions::grid_block 0 without item 28: 512-thread blocks once the grid's threads (particles
+// × lanes) would fill more than 1.25 blocks of 256 per multiprocessor, else 256; a forced size
+// wins; off the grid path, 0
 TEST(GridBlock, AutomaticSizeFollowsTheThreadsPerMultiprocessor) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   CudaDeviceInfo device;
@@ -805,6 +805,7 @@ TEST(GridBlock, AutomaticSizeFollowsTheThreadsPerMultiprocessor) {
     const Scene scene = makeCloth(res, {});
     for (int forced : {0, 256, 512}) {
       CudaOptions o = onPath(CgPath::kGrid);
+      o.balance_grid = false;
       o.grid_block = forced;
       auto gpu = createCudaBackend(o, &why_not);
       ASSERT_TRUE(gpu) << why_not;
@@ -817,7 +818,9 @@ TEST(GridBlock, AutomaticSizeFollowsTheThreadsPerMultiprocessor) {
   // the H200 (132 multiprocessors): cloth 64 on 256, cloth 128 on 512
   if (device.multiprocessors == 132) {
     for (auto [res, block] : {std::pair{64, 256}, std::pair{128, 512}}) {
-      auto gpu = createCudaBackend(onPath(CgPath::kGrid), &why_not);
+      CudaOptions o = onPath(CgPath::kGrid);
+      o.balance_grid = false;
+      auto gpu = createCudaBackend(o, &why_not);
       ASSERT_TRUE(gpu) << why_not;
       const Scene scene = makeCloth(res, {});
       ASSERT_TRUE(gpu->load(scene.model, scene.state));
