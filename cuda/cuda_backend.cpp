@@ -134,6 +134,14 @@ constexpr uint32_t kStagedMaxEntries = 8192;
 constexpr double kStagedMinEntries = 16.0;
 constexpr double kStagedLaneEntries = 2.0;
 
+// CgPath::kAuto: beyond one round of rows (CudaBackend::oneRound) the grid only where the rows
+// average fewer entries than this, else the launched path. On the H200, item 14's grid on one lane
+// was 11–18 % faster per iteration than the launched path at cloth of 90,000 and 131,044
+// particles (12 entries a row: 15.1 and 16.4 against 17.0 and 20.1 µs), and 20–31 % slower at
+// volumes of 93,312 and 128,000 (25 entries: 30.8 and 37.6 against 25.6 and 28.6 µs), where the
+// two-barrier grid was slower still (43.7, 64.5) (bench/results/gpu-h200-2026-12-03-rounds.json)
+constexpr double kGridRoundsMaxEntries = 16.0;
+
 // Lays the buffers out from base; with base = 0 it only measures.
 Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool float4_layout,
                       size_t partial_stride) {
@@ -295,6 +303,9 @@ class CudaBackend final : public Backend {
                double row_share) const;
   bool balancedGrid(size_t particles, int lanes, KernelShape* out) const;  // item 28
   bool batchedApply(size_t particles) const;  // item 16 for the launched q = A p
+  // the rows one round of the cooperative grid's gather covers at one lane:
+  // kGatherThreadsPerSm threads on every multiprocessor
+  size_t oneRound() const { return kGatherThreadsPerSm * size_t(props_.multiProcessorCount); }
   int applyBatch(bool batched, size_t particles, size_t springs, int lanes) const;
   // item 14 applies to the fused grid path only
   bool singleReduction(size_t particles) const {
@@ -583,7 +594,7 @@ int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t parti
       lanes *= 2;
     return lanes;
   }
-  const size_t target = kGatherThreadsPerSm * size_t(props_.multiProcessorCount);
+  const size_t target = oneRound();
   if (particles <= target) {
     // Lanes past the largest power of two a row fills idle (16 on a 12-entry cloth row). That is
     // free while the grid stays small, but once the cap's threads pass half the target they are
@@ -606,7 +617,7 @@ int CudaBackend::lanesFor(const KernelShape& shape, bool one_block, size_t parti
 
 bool CudaBackend::batchedApply(size_t particles) const {
   if (options_.gather_batch > 0) return options_.gather_batch > 1;
-  return particles > kGatherThreadsPerSm * size_t(props_.multiProcessorCount);
+  return particles > oneRound();
 }
 
 // Item 16's batch when batched: two full batches of a lane's share of a row. 3 where a lane has
@@ -1158,6 +1169,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_entry_slots = staged ? halo.entry_slots : 0;
   whole.args.stage_rows = staged && stage_rows;
   whole.args.stage_carveout = stage_carveout;
+  whole.args.split_sums = options_.split_sums;
+  whole.args.paired_walk = options_.paired_walk;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;
@@ -1175,17 +1188,21 @@ Status CudaBackend::load(const Model& model, const State& state) {
 }
 
 // kAuto: one block up to the measured crossover while the directions fit in its shared memory;
-// then the cooperative grid up to grid_max_particles (0: no limit); kLaunches beyond that and
-// where neither can run.
+// then the cooperative grid up to grid_max_particles (0: no limit), beyond one round of rows only
+// where they are short (kGridRoundsMaxEntries); kLaunches beyond that and where neither can run.
 Status CudaBackend::choosePath(size_t particles, size_t springs) {
   const size_t shared = cuda::wholeCgSharedBytes(static_cast<uint32_t>(particles));
   const bool fits = one_block_ok_ && shared <= one_block_shared_;
+  const double row_entries = particles > 0 ? 2.0 * double(springs) / double(particles) : 0.0;
+  const bool one_round = particles <= oneRound();
   CgPath path = options_.cg_path;
   if (path == CgPath::kAuto) {
     if (fits && particles <= size_t(std::max(0, options_.one_block_max_particles))) {
       path = CgPath::kOneBlock;
-    } else if (grid_ok_ && (options_.grid_max_particles <= 0 ||
-                            particles <= size_t(options_.grid_max_particles))) {
+    } else if (grid_ok_ &&
+               (options_.grid_max_particles <= 0 ||
+                particles <= size_t(options_.grid_max_particles)) &&
+               (one_round || row_entries < kGridRoundsMaxEntries)) {
       path = CgPath::kGrid;
     } else {
       path = CgPath::kLaunches;
@@ -1214,6 +1231,8 @@ Status CudaBackend::choosePath(size_t particles, size_t springs) {
     single_reduction_ = singleReduction(particles);
     const KernelShape* shape = single_reduction_ ? &single_shape_ : &grid_shape_;
     whole_lanes_ = lanesFor(*shape, false, particles, springs, kRowShare);
+    // item 14's kernel beyond one round of rows: one lane, each thread its rows of every round
+    if (single_reduction_ && !one_round && options_.gather_lanes <= 0) whole_lanes_ = 1;
     // grid_block 0: 512-thread blocks once 256-thread ones would put more than
     // kGrid512BlocksPerSm on a multiprocessor on average (half as many barrier participants and
     // block partials, the same resident threads)

@@ -43,7 +43,11 @@ struct CudaOptions {
   // "crossover")
   int one_block_max_particles = 200;
   // kAuto takes kGrid up to this many particles and kLaunches above; 0: kGrid at every size. On
-  // the H200 the grid won at 65536 particles and lost from 262144 (the same file, "paths")
+  // the H200 the grid won at 65536 particles and lost from 262144 (the same file, "paths").
+  // Beyond one round of rows (512 threads per multiprocessor: 67,584 particles on the H200) kAuto
+  // takes kGrid only where the rows average fewer than 16 entries (cloth, not volumes: there the
+  // launched path took 17–24 % less time at 93k and 128k particles,
+  // bench/results/gpu-h200-2026-12-03-rounds.json)
   int grid_max_particles = 131072;
   // kOneBlock, kGrid: CG iterations per launch between two host reads; 0: the whole solve in
   // one launch, read once per step (item 1 taken to its end)
@@ -63,10 +67,17 @@ struct CudaOptions {
   int gather_batch = 0;
   // kGrid (with fused_finish) up to this many particles: Chronopoulos–Gear CG, all of an
   // iteration's sums in one reduction, so one grid barrier per iteration instead of two (item 14);
-  // the same iterates as PCG in exact arithmetic, recurrences that round differently. Each
-  // gatherer then reads three vectors and a 3×3 block per neighbour instead of two vectors: on the
-  // H200 it won up to 16384 particles and lost at 65536 (bench/results, ablation 14). 0: never.
-  int single_reduction_max_particles = 32768;
+  // the same iterates as PCG in exact arithmetic, recurrences that round differently. Unstaged,
+  // each gatherer reads three vectors and a 3×3 block per neighbour instead of two vectors, and it
+  // lost at 65536 particles; with item 18's halos (and where they fit, item 27) it won at every
+  // size the grid runs on the H200: 5.4 against 11.1 µs per iteration at cloth 192, 7.0 against
+  // 10.5 at cloth 256, 7.6 against 16.7 at the 35k volume, 14.7 against 16.8 at the 65k volume, and
+  // beyond one round of rows on one lane 15.1 against 17.5 at cloth 300 and 16.4 against 22.7 at
+  // cloth 362 (bench/results/gpu-h200-2026-12-03-rounds.json). Beyond one round of rows its grid
+  // gathers on one lane (CudaOptions::gather_lanes 0): 1.1–2.1× faster there than the lanes rule's
+  // 4 or 8 (at cloth 300, 2 lanes were 8 % faster than 1; at cloth 362 and the volumes 1 was
+  // 1.3–1.5× faster than 2). 0: never.
+  int single_reduction_max_particles = 131072;
   // kGrid: threads per block of the cooperative grid, a multiple of 32 from 32 to 512; 0: chosen
   // at load, item 28's balanced block where it applies, else 512 once the grid's threads would
   // fill more than 1.25 blocks of 256 per multiprocessor (the H200's crossover;
@@ -119,6 +130,14 @@ struct CudaOptions {
   // three. The same bits. On the H200 6–10 % faster per iteration on every staged grid of 1k–16k
   // particles (bench/results/gpu-h200-2026-12-02-rows.json, "paths").
   bool stage_rows = true;
+  // Item 29, kGrid: after each grid barrier, warp k of every block forms the grid-wide sum k from
+  // the blocks' partials, its lanes' loads issued at once and before the staged fill's (item 27),
+  // instead of warp 0 forming all of them while the other warps wait. The same bits.
+  bool split_sums = true;
+  // Item 30, item 27's kernel: each row walks the entries it does not hold (item 17) two at a time
+  // from shared memory, both entries' and both neighbours' reads issued before either product,
+  // instead of one at a time through a branch between shared and global memory. The same bits.
+  bool paired_walk = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the

@@ -334,6 +334,12 @@ struct WholeCgArgs {
   // end of the launch
   bool stage_rows = false;
   int stage_carveout = -1;  // host side: the staged kernel's carve-out (prepareStagedKernel)
+  // grid only (item 29): warp k of each block sums the grid's partials of sum k, their loads
+  // issued before the fill's (blocks of at least 32 threads per sum); false: warp 0 sums all
+  bool split_sums = true;
+  // item 27's kernel only (item 30): each row walks its staged entries two at a time from shared
+  // memory, both entries' reads issued before either product; false: one at a time
+  bool paired_walk = true;
 };
 
 // Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).

@@ -73,11 +73,11 @@ struct StagedEntries {
   uint32_t begin = 0;
 };
 
-template <int kAblate, bool kStaged>
+template <int kAblate, bool kStaged, bool kShared = false>
 __device__ __forceinline__ GatherEntry gatherEntry(const DeviceModel& m, const DeviceSystem& sys,
                                                    const StagedEntries& staged, uint32_t e) {
   if constexpr (kStaged) {
-    if (staged.blocks != nullptr) {
+    if (kShared || staged.blocks != nullptr) {
       const uint32_t k = e - staged.begin;
       return GatherEntry{staged.slots[k], staged.blocks[k]};
     }
@@ -147,7 +147,10 @@ __device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
 // issued together, then the sum in entry order, so the same bits as the walk. Otherwise one entry
 // at a time: on the H200 batching entries (batchedEntries) cost 5–15 % on the whole-CG paths
 // (bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
-template <int kAblate, int kHeld, bool kStaged = false, typename Value>
+// Item 30 (kShared: the row's entries staged in shared memory, as item 27 always has them): the
+// walk reads shared memory only, two entries a round, both entries' and both neighbours' reads
+// issued before either product; the sum in entry order, so the same bits.
+template <int kAblate, int kHeld, bool kStaged = false, bool kShared = false, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
                                              const HeldEntries<kHeld>& held, uint32_t i,
                                              glm::vec3 xi, float mask, uint32_t sub, uint32_t lanes,
@@ -172,8 +175,17 @@ __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceS
     e = readOnly<kAblate>(m.row_start + i) + sub;
     end = readOnly<kAblate>(m.row_start + i + 1);
   }
+  if constexpr (kShared) {
+    for (; e + lanes < end; e += 2 * lanes) {
+      const GatherEntry a = gatherEntry<kAblate, kStaged, true>(m, sys, staged, e);
+      const GatherEntry b = gatherEntry<kAblate, kStaged, true>(m, sys, staged, e + lanes);
+      const glm::vec3 xa = value(a.other), xb = value(b.other);
+      part += applyPacked(a.block, xi - xa);
+      part += applyPacked(b.block, xi - xb);
+    }
+  }
   for (; e < end; e += lanes) {
-    const GatherEntry ge = gatherEntry<kAblate, kStaged>(m, sys, staged, e);
+    const GatherEntry ge = gatherEntry<kAblate, kStaged, kShared>(m, sys, staged, e);
     part += applyPacked(ge.block, xi - value(ge.other));
   }
   return part;
@@ -282,9 +294,19 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
 // `after_barrier` runs in every thread right after the grid barrier, before the partials are
 // read: loads it issues that depend only on the barrier are then in flight with the partials'
 // (item 27).
+// Item 29 (`split`, blocks of at least 32 N threads): warp k sums sum k alone, and issues every
+// load of its lanes' partials (up to kSumBatch each, one round trip for up to 32 kSumBatch blocks)
+// before after_barrier's loads. With warp 0 forming all N, the compiler reused a register of
+// after_barrier's loads (an unused fourth float) for warp 0's first partial sum, so warp 0 waited
+// for those loads before it issued its own: two round trips after the barrier where one would do
+// (ncu on item 27's kernel at the 16k volume: ~8 % of its stall samples at that one
+// instruction). Each lane adds its partials in threadPartials' order and the warp in the same
+// butterfly, so the same bits.
+constexpr int kSumBatch = 5;
+
 template <int N, int kAblate, int kMaxThreads, typename AfterBarrier>
 __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride,
-                                           AfterBarrier after_barrier) {
+                                           AfterBarrier after_barrier, bool split = false) {
   if constexpr (kAblate == kAblateShuffle) {
     blockTotals<N, kAblate, kMaxThreads>(v);
     if (threadIdx.x == 0) {
@@ -305,6 +327,37 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     // the barrier also orders this block's reads of `totals` (the iteration before) before
     // thread 0 writes it again below
     cg::this_grid().sync();
+    if (split && blockDim.x >= 32 * N) {
+      const int warp = int(threadIdx.x >> 5), lane = int(threadIdx.x & 31), count = int(gridDim.x);
+      const double* base = partials + (warp < N ? warp : 0) * stride;
+      double x[kSumBatch];
+      auto issue = [&](int b0) {
+#pragma unroll
+        for (int k = 0; k < kSumBatch; ++k) {
+          const int b = b0 + 32 * k + lane;
+          x[k] = __ldcg(base + (b < count ? b : count - 1));
+        }
+      };
+      if (warp < N) issue(0);
+      after_barrier();
+      if (warp < N) {
+        double total = 0.0;
+        for (int b0 = 0;;) {
+#pragma unroll
+          for (int k = 0; k < kSumBatch; ++k)
+            total += b0 + 32 * k + lane < count ? x[k] : 0.0;
+          b0 += 32 * kSumBatch;
+          if (b0 >= count) break;
+          issue(b0);
+        }
+        total = warpAllSum(total);
+        if (lane == 0) totals[warp] = total;
+      }
+      __syncthreads();
+      for (int k = 0; k < N; ++k)
+        v[k] = totals[k];
+      return;
+    }
     after_barrier();
     if (threadIdx.x < 32) {
       threadPartials<N>(partials, stride, int(gridDim.x), v, int(threadIdx.x), 32);
@@ -400,8 +453,9 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
     constexpr int N = sizeof(v) / sizeof(double);
     if constexpr (!kOneBlock) {
       if (fused) {
-        gridTotals<N, kAblate, kMaxThreads>(v, a.reduction.partials + slot * a.reduction.stride,
-                                            a.reduction.stride);
+        gridTotals<N, kAblate, kMaxThreads>(
+            v, a.reduction.partials + slot * a.reduction.stride, a.reduction.stride, [] {},
+            a.split_sums);
         return;
       }
     }
@@ -570,7 +624,8 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 // the partials. An iteration then waits for one memory round trip after the barrier instead of
 // three (the partials; the halo's inputs; the rows' own inputs). The same expressions on the same
 // values, so the same bits as kStaged alone.
-template <bool F4, int kAblate, int kHeld, bool kStaged = false, bool kEarly = false>
+template <bool F4, int kAblate, int kHeld, bool kStaged = false, bool kEarly = false,
+          bool kSharedWalk = false>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   static_assert(!kEarly || kStaged, "item 27 runs on item 18's staged kernel");
   const DeviceModel& m = a.model;
@@ -587,8 +642,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
 
   // block partials -> totals in every thread; `set` alternates with the barriers
   auto totals = [&](double(&v)[3], int set) {
-    gridTotals<3, kAblate, kGridMaxThreads>(v, a.reduction.partials + 3 * set * a.reduction.stride,
-                                            a.reduction.stride);
+    gridTotals<3, kAblate, kGridMaxThreads>(
+        v, a.reduction.partials + 3 * set * a.reduction.stride, a.reduction.stride, [] {},
+        a.split_sums);
   };
 
   const GlobalVectors<F4> R0{a.cg.r}, R1{a.r_other}, W0{a.cg.q}, W1{a.w_other};
@@ -779,8 +835,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         r.ri = residual(i, r.si);        // r'
         r.ui = preconditioned(i, r.ri);  // u'
       }
-      r.springs = rowPart<kAblate, kHeld, kStaged>(m, sys, held, i, r.ui, r.mask, sub, lanes,
-                                                   neighbour, entries);
+      r.springs = rowPart < kAblate, kHeld, kStaged,
+      kEarly && kSharedWalk > (m, sys, held, i, r.ui, r.mask, sub, lanes, neighbour, entries);
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
@@ -823,7 +879,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
           if constexpr (kEarly) {
             if (threadIdx.x < stage_count) next = slotInputs(slot_particle, !odd);
           }
-        });
+        },
+        a.split_sums);
     ++iterations;
     r_norm = sqrt(sums[2]);
     if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
@@ -895,7 +952,12 @@ __global__ void __launch_bounds__(kGridMaxThreads, 1)
 template <bool F4>
 __global__ void __launch_bounds__(kGridMaxThreads, 1)
     singleReductionStagedRowsKernel(WholeCgArgs args) {
-  wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true>(args);
+  // item 30 or not: one kernel, one shape, the switch uniform over the grid
+  if (args.paired_walk) {
+    wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true, true>(args);
+  } else {
+    wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true, false>(args);
+  }
 }
 
 template <bool F4>

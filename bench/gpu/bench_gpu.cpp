@@ -42,6 +42,10 @@ struct Args {
   std::string commit = HOOKE_GPU_BENCH_COMMIT;
   double budget_s = 420.0;  // stop starting new measurements past this much wall time
   int max_res = 1024;
+  int min_res = 0;  // the main table from this cloth res on (volumes by their cloth res)
+  // --scene NAME:RES: the main table of that one system alone (no ablation)
+  std::string scene_name;
+  int scene_res = 0;
   bool ablation = true;
   bool crossover = true;
   bool lanes = true;        // the item-13 sweep of lanes per particle
@@ -55,6 +59,7 @@ struct Args {
 
 constexpr const char* kUsage =
     "usage: hooke-bench-gpu [--json FILE] [--commit ID] [--budget SECONDS] [--max-res N]\n"
+    "                       [--min-res N] [--scene cloth:RES|volume:RES]\n"
     "                       [--no-ablation] [--no-crossover] [--no-lanes] [--lanes-only]\n"
     "                       [--no-grid-lanes] [--grid-lanes-only]\n"
     "                       [--no-tiles] [--tiles-only] [--quick]";
@@ -66,7 +71,8 @@ int parseArgs(int argc, char** argv, Args* out) {
     if (arg == "--help" || arg == "-h") {
       std::printf("%s\n", kUsage);
       return 0;
-    } else if (arg == "--json" || arg == "--commit" || arg == "--budget" || arg == "--max-res") {
+    } else if (arg == "--json" || arg == "--commit" || arg == "--budget" || arg == "--max-res" ||
+               arg == "--min-res" || arg == "--scene") {
       const char* v = value();
       if (!v) {
         std::fprintf(stderr, "hooke-bench-gpu: %s needs a value\n", arg.c_str());
@@ -76,6 +82,21 @@ int parseArgs(int argc, char** argv, Args* out) {
       if (arg == "--commit") out->commit = v;
       if (arg == "--budget") out->budget_s = std::atof(v);
       if (arg == "--max-res") out->max_res = std::atoi(v);
+      if (arg == "--min-res") out->min_res = std::atoi(v);
+      if (arg == "--scene") {
+        const std::string text = v;
+        const size_t colon = text.find(':');
+        out->scene_name = text.substr(0, colon);
+        out->scene_res = colon == std::string::npos ? 0 : std::atoi(text.c_str() + colon + 1);
+        if ((out->scene_name != "cloth" && out->scene_name != "volume") || out->scene_res < 2 ||
+            out->scene_res > 2048) {
+          std::fprintf(stderr,
+                       "hooke-bench-gpu: --scene takes cloth:RES or volume:RES (RES 2 to 2048), "
+                       "not '%s'\n",
+                       v);
+          return 2;
+        }
+      }
     } else if (arg == "--no-ablation") {
       out->ablation = false;
     } else if (arg == "--no-crossover") {
@@ -379,6 +400,34 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.stage_halo = -1;
       alternatives.push_back({"grid-unstaged", o});
     }
+    if (n <= 262144) {  // item 29 off
+      o = {};
+      o.cg_path = CgPath::kGrid;
+      o.split_sums = false;
+      alternatives.push_back({"grid-sums-in-warp-0", o});
+      o.split_sums = true;
+      o.paired_walk = false;
+      alternatives.push_back({"grid-single-walk", o});
+    }
+    if (n > 32768 && n <= 262144) {
+      // the grid beyond item 14's old limit (32768): its two-barrier kernel (item 14 off), and
+      // item 14 on one lane (its rule past one round of rows), on two, and where its default
+      // stops (262k: cloth 512) forced on
+      o = {};
+      o.cg_path = CgPath::kGrid;
+      o.single_reduction_max_particles = 0;
+      alternatives.push_back({"grid-two-barrier", o});
+      o.single_reduction_max_particles = std::numeric_limits<int>::max();
+      o.stage_halo = -1;
+      alternatives.push_back({"grid-single-unstaged", o});
+      o.stage_halo = 0;
+      if (n > 67584) {  // more rows than one round of 512 threads on 132 multiprocessors
+        o.gather_lanes = 1;
+        alternatives.push_back({"grid-single-lanes-1", o});
+        o.gather_lanes = 2;
+        alternatives.push_back({"grid-single-lanes-2", o});
+      }
+    }
     if (n <= 6000) {
       o = {};
       o.cg_path = CgPath::kOneBlock;
@@ -471,6 +520,8 @@ constexpr Item kItems[] = {
     {27, "27",
      "staged rows through the halo, the fill's loads with the partials (off: loaded at the row)"},
     {28, "28", "the grid's blocks sized to one per multiprocessor (off: 256 or 512 threads)"},
+    {29, "29", "each grid-wide sum by a warp of its own, loaded before the fill (off: warp 0)"},
+    {30, "30", "item 27's rows walk shared entries two at a time (off: one, through a branch)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -603,6 +654,16 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
         if (!applies) note = "the grid path up to single_reduction_max_particles only";
         o.balance_grid = false;
+        break;
+      case 29:
+        applies = base.path == "grid";
+        if (!applies) note = "the grid path only";
+        o.split_sums = false;
+        break;
+      case 30:
+        applies = base.path == "grid" && base.staged_rows;
+        if (!applies) note = "the staged grid with its entries staged (one round of rows) only";
+        o.paired_walk = false;
         break;
       case 24:
         applies = launched && base.ahead;
@@ -953,10 +1014,15 @@ int run(int argc, char** argv) {
 
   // cloth, the ablation, then the volumes (the order in which a short budget cuts them off)
   const int cloth_res[] = {32, 64, 128, 256, 512, 1024};
+  if (!b.args.scene_name.empty() && !only) {
+    const int res = b.args.scene_res;
+    const bool cloth = b.args.scene_name == "cloth";
+    measureScene(b, b.args.scene_name, res, cloth ? makeCloth(res, {}) : makeVolume(res, {}));
+  }
   for (const char* scene_name : {"cloth", "volume"}) {
-    if (only) break;
+    if (only || !b.args.scene_name.empty()) break;
     for (int res : cloth_res) {
-      if (res > b.args.max_res) continue;
+      if (res > b.args.max_res || res < b.args.min_res) continue;
       const bool cloth = std::string(scene_name) == "cloth";
       const int scene_res = cloth ? res : volumeResFor(size_t(res) * size_t(res));
       const Scene scene = cloth ? makeCloth(scene_res, {}) : makeVolume(scene_res, {});
@@ -964,11 +1030,12 @@ int run(int argc, char** argv) {
     }
     if (b.args.ablation && std::string(scene_name) == "cloth") {
       for (int res : {32, 128, 1024}) {
-        if (res > b.args.max_res) continue;
+        if (res > b.args.max_res || res < b.args.min_res) continue;
         measureAblation(b, "cloth", res, makeCloth(res, {}));
       }
-      measureAblation(b, "volume", 16, makeVolume(16, {}));
-      if (b.args.max_res >= 256) measureAblation(b, "volume", 64, makeVolume(64, {}));
+      if (b.args.min_res <= 32) measureAblation(b, "volume", 16, makeVolume(16, {}));
+      if (b.args.max_res >= 256 && b.args.min_res <= 256)
+        measureAblation(b, "volume", 64, makeVolume(64, {}));
     }
   }
 

@@ -342,6 +342,80 @@ TEST(WholeCgChoice, AutoPicksBySizeAndOverridesWin) {
   EXPECT_EQ(path, CgPath::kGrid);
 }
 
+// Past item 14's old limit (32768): its grid wherever the grid runs, on one lane once the rows
+// pass one round (512 threads on every multiprocessor), and beyond that round the grid for short
+// rows only (cloth: 12 entries a row) while long ones (volume: 25) take the launched path. The
+// volumes are insensitive to rounding, so item 14's grid must match the CPU there: in one round of
+// rows (halos staged, entries not: they pass what a block holds) and in rounds on one lane.
+TEST(WholeCgChoice, Item14PastOneRoundOfRowsOnOneLaneMatchesCpu) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaDeviceInfo device;
+  std::string why_not;
+  ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+  const size_t one_round = 512 * size_t(device.multiprocessors);
+  // the smallest cloth and volume (res · (res/2)² particles) past `share` of one round
+  auto clothPast = [&](double share) {
+    int res = 2;
+    while (double(res) * res <= share * double(one_round))
+      ++res;
+    return res;
+  };
+  auto volumePast = [&](double share) {
+    int res = 2;
+    while (double(res) * (res / 2) * (res / 2) <= share * double(one_round))
+      ++res;
+    return res;
+  };
+  const Scene cloth = makeCloth(clothPast(1.1), {});
+  const Scene inside = makeVolume(volumePast(0.8), {}), past = makeVolume(volumePast(1.1), {});
+  if (past.model.particleCount() > 131072 || inside.model.particleCount() <= 32768) {
+    GTEST_SKIP() << device.multiprocessors << " multiprocessors: one round of rows is " << one_round
+                 << " particles, outside what this test covers (64–256 SMs)";
+  }
+  auto shape = [](const CudaOptions& o, const Scene& scene) {
+    std::string why_not;
+    auto gpu = createCudaBackend(o, &why_not);
+    EXPECT_TRUE(gpu) << why_not;
+    CgPath path = CgPath::kAuto;
+    if (!gpu || !gpu->load(scene.model, scene.state) || !cudaCgPath(*gpu, &path)) {
+      return std::make_tuple(CgPath::kAuto, false, -1);
+    }
+    return std::make_tuple(path, cudaSingleReduction(*gpu), cudaGatherLanes(*gpu));
+  };
+  EXPECT_EQ(shape(CudaOptions{}, cloth), std::make_tuple(CgPath::kGrid, true, 1));
+  EXPECT_EQ(std::get<0>(shape(CudaOptions{}, past)), CgPath::kLaunches);
+  EXPECT_EQ(shape(CudaOptions{}, inside), std::make_tuple(CgPath::kGrid, true, 1));
+  EXPECT_EQ(shape(onPath(CgPath::kGrid), past), std::make_tuple(CgPath::kGrid, true, 1));
+  CudaOptions forced = onPath(CgPath::kGrid);
+  forced.gather_lanes = 2;  // a forced count still wins
+  EXPECT_EQ(shape(forced, past), std::make_tuple(CgPath::kGrid, true, 2));
+  CudaOptions two_barrier;
+  two_barrier.single_reduction_max_particles = 0;  // item 14 off: the grid, its lanes rule
+  EXPECT_EQ(std::get<1>(shape(two_barrier, cloth)), false);
+
+  const SolverSettings settings = implicitSettings();
+  for (const Scene* scene : {&inside, &past}) {
+    SCOPED_TRACE(scene->model.particleCount());
+    CpuBackend cpu;
+    const Trajectory expected = runSteps(cpu, *scene, settings, 2);
+    ASSERT_TRUE(expected.ok) << expected.error;
+    const CudaOptions grid = onPath(CgPath::kGrid);
+    HOOKE_CUDA_OR_SKIP(first, grid);
+    HOOKE_CUDA_OR_SKIP(second, grid);
+    const Trajectory a = runSteps(*first, *scene, settings, 2);
+    const Trajectory b = runSteps(*second, *scene, settings, 2);
+    ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
+    EXPECT_TRUE(cudaSingleReduction(*first));
+    EXPECT_TRUE(cudaStagedHalo(*first));
+    EXPECT_TRUE(sameBytes(a.state, b.state));
+    const double difference = relativeDifference(a.state, expected.state, extentOf(scene->state));
+    EXPECT_LE(difference, kTolerance);
+    std::printf(
+        "[ rounds   ] volume of %zu particles: max|dx|/extent = %.3g, CG its gpu %d cpu %d\n",
+        scene->model.particleCount(), difference, totalIterations(a), totalIterations(expected));
+  }
+}
+
 TEST(WholeCgChoice, ForcedOneBlockTooLargeIsAnErrorNotACrash) {
   HOOKE_CUDA_OR_SKIP(gpu, onPath(CgPath::kOneBlock));
   const Scene scene = makeCloth(256, {});  // 65536 particles: 2.25 MiB of directions
@@ -630,6 +704,82 @@ TEST(StagedHalo, FewStepsGiveTheUnstagedBits) {
   using staged_test::Case;
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
   staged_test::expectSameBits({Case{&cloth, 4, 256, 0, 3, 1}, Case{&volume, 2, 512, 3, 3, 1}});
+}
+
+// Item 29: each grid-wide sum formed by a warp of its own, its partials loaded before the fill's,
+// gives the bits and iterations of warp 0 forming them all: on item 27's kernel (cloth 16 on 4
+// lanes in 256-thread blocks, cloth 32 and volume 26 on item 28's blocks), on item 18's kernel
+// without item 27, on the unstaged one-barrier kernel, on the two-barrier kernel, in launches of 3
+// iterations, over more blocks than one batch of partials covers (cloth 64 on 16 lanes in
+// 256-thread blocks: 256 blocks on the H200, 160 per batch), and in 64-thread blocks, where it
+// does not apply (fewer warps than sums). Item 30 likewise: item 27's rows walking their staged
+// entries two at a time give the bits of one at a time (the cases above with item 27: lanes that
+// walk 0 to 11 entries past the 2 they hold, odd and even counts).
+TEST(SplitSums, EachSumByItsOwnWarpAndPairedWalksGiveTheSameBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {}), cloth64 = makeCloth(64, {});
+  const Scene volume10 = makeVolume(10, {}), volume26 = makeVolume(26, {});
+  struct Case {
+    const char* name;
+    const Scene* scene;
+    CudaOptions options;
+    int steps;
+  };
+  auto grid = [](int lanes, int block) {
+    CudaOptions o = onPath(CgPath::kGrid);
+    o.gather_lanes = lanes;
+    o.grid_block = block;
+    return o;
+  };
+  std::vector<Case> cases = {{"cloth16-rows", &cloth16, grid(4, 256), 3},
+                             {"cloth32-auto", &cloth32, CudaOptions{}, 3},
+                             {"volume26-auto", &volume26, CudaOptions{}, 3},
+                             {"volume10-staged", &volume10, grid(2, 512), 3},
+                             {"cloth64-many-blocks", &cloth64, grid(16, 256), 2},
+                             {"cloth16-64-threads", &cloth16, grid(1, 64), 3}};
+  CudaOptions staged_only = grid(2, 512);
+  staged_only.stage_rows = false;
+  cases.push_back({"volume10-staged-only", &volume10, staged_only, 3});
+  CudaOptions unstaged = grid(4, 256);
+  unstaged.stage_halo = -1;
+  cases.push_back({"cloth16-unstaged", &cloth16, unstaged, 3});
+  CudaOptions two_barrier = grid(4, 256);
+  two_barrier.single_reduction_max_particles = 0;
+  cases.push_back({"cloth16-two-barrier", &cloth16, two_barrier, 3});
+  CudaOptions in_launches = grid(4, 256);
+  in_launches.whole_cg_interval = 3;
+  cases.push_back({"cloth16-launches-of-3", &cloth16, in_launches, 3});
+  const SolverSettings settings = implicitSettings();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    CudaOptions warp0 = c.options, single_walk = c.options;
+    warp0.split_sums = false;
+    single_walk.paired_walk = false;
+    HOOKE_CUDA_OR_SKIP(split, c.options);
+    HOOKE_CUDA_OR_SKIP(joined, warp0);
+    HOOKE_CUDA_OR_SKIP(walked, single_walk);
+    const Trajectory a = runSteps(*split, *c.scene, settings, c.steps);
+    const Trajectory b = runSteps(*joined, *c.scene, settings, c.steps);
+    const Trajectory d = runSteps(*walked, *c.scene, settings, c.steps);
+    ASSERT_TRUE(a.ok && b.ok && d.ok) << a.error << b.error << d.error;
+    CgPath path = CgPath::kAuto;
+    ASSERT_TRUE(cudaCgPath(*split, &path));
+    EXPECT_EQ(path, CgPath::kGrid);
+    EXPECT_TRUE(sameBytes(a.state, b.state));
+    EXPECT_TRUE(sameBytes(a.state, d.state));
+    ASSERT_EQ(a.stats.size(), b.stats.size());
+    ASSERT_EQ(a.stats.size(), d.stats.size());
+    for (size_t k = 0; k < a.stats.size(); ++k) {
+      EXPECT_EQ(a.stats[k].cg_iterations, b.stats[k].cg_iterations) << "step " << k;
+      EXPECT_EQ(a.stats[k].cg_iterations, d.stats[k].cg_iterations) << "step " << k;
+    }
+    bool rows = false;
+    cudaStagedHalo(*split, nullptr, &rows);
+    std::printf("[ split    ] %-22s block %3d%s, %d CG iterations, same bits: %s %s\n", c.name,
+                cudaGridBlock(*split), rows ? " (item 27)" : "", totalIterations(a),
+                sameBytes(a.state, b.state) ? "yes" : "no",
+                sameBytes(a.state, d.state) ? "yes" : "no");
+  }
 }
 
 // The same on larger grids: two 256-thread blocks on some multiprocessors (volume 26: 138
