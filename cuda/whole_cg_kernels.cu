@@ -299,9 +299,9 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
 // before after_barrier's loads. With warp 0 forming all N, the compiler reused a register of
 // after_barrier's loads (an unused fourth float) for warp 0's first partial sum, so warp 0 waited
 // for those loads before it issued its own: two round trips after the barrier where one would do
-// (ncu on item 27's kernel at the 16k volume: ~8 % of its stall samples at that one
-// instruction). Each lane adds its partials in threadPartials' order and the warp in the same
-// butterfly, so the same bits.
+// (ncu on item 27's kernel at the 16k volume: that one wait was a third of the sums' phase, about
+// 8 % of an iteration). Each lane adds its partials in threadPartials' order and the warp in the
+// same butterfly, so the same bits.
 constexpr int kSumBatch = 5;
 
 template <int N, int kAblate, int kMaxThreads, typename AfterBarrier>
@@ -628,6 +628,7 @@ template <bool F4, int kAblate, int kHeld, bool kStaged = false, bool kEarly = f
           bool kSharedWalk = false>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   static_assert(!kEarly || kStaged, "item 27 runs on item 18's staged kernel");
+  constexpr bool kPairedWalk = kEarly && kSharedWalk;  // item 30: item 27's entries are staged
   const DeviceModel& m = a.model;
   const DeviceSystem& sys = a.system;
   CgScalars* scalars = a.scalars;
@@ -835,8 +836,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         r.ri = residual(i, r.si);        // r'
         r.ui = preconditioned(i, r.ri);  // u'
       }
-      r.springs = rowPart < kAblate, kHeld, kStaged,
-      kEarly && kSharedWalk > (m, sys, held, i, r.ui, r.mask, sub, lanes, neighbour, entries);
+      r.springs = rowPart<kAblate, kHeld, kStaged, kPairedWalk>(m, sys, held, i, r.ui, r.mask, sub,
+                                                                lanes, neighbour, entries);
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
