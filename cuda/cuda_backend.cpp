@@ -270,6 +270,7 @@ class CudaBackend final : public Backend {
   bool stagedInUse() const { return loaded_ && whole_.staged(); }
   bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
   bool stagedRowsInUse() const { return stagedEntriesInUse() && whole_.stagedRows(); }
+  bool stagedSpringsInUse() const { return stagedEntriesInUse() && whole_.stagedSprings(); }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
   bool compactInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kCompact; }
@@ -446,6 +447,11 @@ Status CudaBackend::init() {
     return Status::error(
         "CudaOptions::grid_block must be 0 (automatic) or a multiple of 32 from 32 to 512, not " +
         std::to_string(options_.grid_block));
+  }
+  if (options_.stage_springs < -1 || options_.stage_springs > 1) {
+    return Status::error(
+        "CudaOptions::stage_springs must be 0 (automatic), 1 (on) or -1 (off), not " +
+        std::to_string(options_.stage_springs));
   }
   if (options_.stage_halo < -1 || options_.stage_halo > 1) {
     return Status::error("CudaOptions::stage_halo must be 0 (automatic), 1 (on) or -1 (off), not " +
@@ -955,7 +961,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // item 18: the halos of item 14's grid, when every one fits its block's shared memory
   static_assert(sizeof(int2) == 2 * sizeof(int32_t) && sizeof(uint2) == 2 * sizeof(uint32_t));
   cuda::StagedHalo halo;
-  bool stage_rows = false;  // item 27
+  bool stage_rows = false;    // item 27
+  uint32_t spring_slots = 0;  // item 31: > 0 where the block's springs are staged once each
   int stage_carveout = -1;  // what the last prepareStagedKernel below set: the launch sets it again
   const double row_entries = n > 0 ? 2.0 * double(springs) / double(n) : 0.0;
   const bool stage_by_rule =
@@ -978,31 +985,57 @@ Status CudaBackend::load(const Model& model, const State& state) {
     // (with the entries too when they fit, else the halos only)
     const int grid = whole_launch_.grid, sms = props_.multiProcessorCount;
     const uint32_t own_rows = static_cast<uint32_t>(whole_launch_.block / whole_lanes_);
-    auto fits = [&](uint32_t entry_slots, bool rows) {
+    auto fits = [&](uint32_t entry_slots, bool rows, uint32_t springs_once = 0) {
       int per_sm = 0;
       const cudaError_t prepared = cuda::prepareStagedKernel(
           options_.float4_layout, rows, whole_launch_.block,
-          cuda::stagedHaloBytes(halo.slots, entry_slots, rows ? own_rows : 0u),
+          cuda::stagedHaloBytes(halo.slots, entry_slots, rows ? own_rows : 0u, springs_once),
           (grid + sms - 1) / sms, options_.prefer_l1, &per_sm, &stage_carveout);
       cudaGetLastError();
       return prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
     };
-    const bool entries_wanted =
-        options_.stage_entries && halo.entry_slots > 0 && halo.entry_slots <= kStagedMaxEntries;
+    const bool entries_wanted = options_.stage_entries && halo.entry_slots > 0;
+    // the entries 20 bytes each, or (item 31) each spring of the block once and a 4-byte word per
+    // entry: automatically only where the first does not fit, forced wherever the second does
+    const bool springs_ok = options_.stage_springs >= 0 && halo.spring_slots > 0;
+    const bool wide_ok = options_.stage_springs <= 0 && halo.entry_slots <= kStagedMaxEntries;
+    auto entriesFit = [&](bool rows) {
+      if (wide_ok && fits(halo.entry_slots, rows)) {
+        spring_slots = 0;
+        return true;
+      }
+      spring_slots =
+          springs_ok && fits(halo.entry_slots, rows, halo.spring_slots) ? halo.spring_slots : 0u;
+      return spring_slots > 0;
+    };
     // item 27 needs the entries staged (one round of rows); without it, the entries alone
-    stage_rows = entries_wanted && staged_rows_ok_ && fits(halo.entry_slots, true);
-    if (!stage_rows && (!entries_wanted || !fits(halo.entry_slots, false))) halo.entry_slots = 0;
+    stage_rows = entries_wanted && staged_rows_ok_ && entriesFit(true);
+    if (!stage_rows && (!entries_wanted || !entriesFit(false))) {
+      halo.entry_slots = 0;
+      spring_slots = 0;
+    }
     staged = (stage_rows || stage_by_rule) && (halo.entry_slots > 0 || fits(0, false));
     if (!staged) {
       halo = cuda::StagedHalo{};
       stage_rows = false;
+      spring_slots = 0;
     }
+  }
+  if (spring_slots == 0) {  // item 31's lists only where they are used
+    halo.spring_start.clear();
+    halo.springs.clear();
+    halo.words.clear();
   }
   const size_t stage_start_bytes = halo.start.size() * sizeof(uint32_t);
   const size_t stage_halo_bytes = halo.halo.size() * sizeof(uint32_t);
-  const size_t stage_bytes = alignUp(stage_start_bytes, kAlignment) +
-                             alignUp(stage_halo_bytes, kAlignment) +
-                             halo.entries.size() * sizeof(uint32_t);
+  const size_t stage_entries_bytes = halo.entries.size() * sizeof(uint32_t);
+  const size_t spring_start_bytes = halo.spring_start.size() * sizeof(uint32_t);
+  const size_t springs_bytes = halo.springs.size() * sizeof(uint32_t);
+  const size_t words_bytes = halo.words.size() * sizeof(uint32_t);
+  const size_t stage_bytes =
+      alignUp(stage_start_bytes, kAlignment) + alignUp(stage_halo_bytes, kAlignment) +
+      alignUp(stage_entries_bytes, kAlignment) + alignUp(spring_start_bytes, kAlignment) +
+      alignUp(springs_bytes, kAlignment) + words_bytes;
   const size_t stride =
       size_t(std::max({particle_prepare_.grid, apply_.grid, update_.grid, whole_grid,
                        particle_prepare_newton_.grid, newton_eval_.grid}));
@@ -1034,6 +1067,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   uint32_t* stage_start = nullptr;
   uint32_t* stage_halo = nullptr;
   uint2* stage_entries = nullptr;
+  uint32_t *stage_spring_start = nullptr, *stage_springs = nullptr, *stage_words = nullptr;
   if (staged) {
     allocated = cudaMalloc(&stage_arena_, stage_bytes);
     if (allocated != cudaSuccess) {
@@ -1051,9 +1085,23 @@ Status CudaBackend::load(const Model& model, const State& state) {
                                    cudaMemcpyHostToDevice, stream_));
     HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_halo, halo.halo.data(), stage_halo_bytes,
                                    cudaMemcpyHostToDevice, stream_));
-    HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_entries, halo.entries.data(),
-                                   halo.entries.size() * sizeof(uint32_t), cudaMemcpyHostToDevice,
-                                   stream_));
+    HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_entries, halo.entries.data(), stage_entries_bytes,
+                                   cudaMemcpyHostToDevice, stream_));
+    if (spring_slots > 0) {
+      uintptr_t at =
+          reinterpret_cast<uintptr_t>(stage_entries) + alignUp(stage_entries_bytes, kAlignment);
+      stage_spring_start = reinterpret_cast<uint32_t*>(at);
+      at += alignUp(spring_start_bytes, kAlignment);
+      stage_springs = reinterpret_cast<uint32_t*>(at);
+      at += alignUp(springs_bytes, kAlignment);
+      stage_words = reinterpret_cast<uint32_t*>(at);
+      HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_spring_start, halo.spring_start.data(),
+                                     spring_start_bytes, cudaMemcpyHostToDevice, stream_));
+      HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_springs, halo.springs.data(), springs_bytes,
+                                     cudaMemcpyHostToDevice, stream_));
+      HOOKE_CUDA_TRY(cudaMemcpyAsync(stage_words, halo.words.data(), words_bytes,
+                                     cudaMemcpyHostToDevice, stream_));
+    }
   }
 
   device_model_.own_start = nullptr;
@@ -1168,6 +1216,10 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_slots = staged ? halo.slots : 0;
   whole.args.stage_entry_slots = staged ? halo.entry_slots : 0;
   whole.args.stage_rows = staged && stage_rows;
+  whole.args.stage_spring_slots = staged && halo.entry_slots > 0 ? spring_slots : 0u;
+  whole.args.stage_spring_start = stage_spring_start;
+  whole.args.stage_springs = stage_springs;
+  whole.args.stage_words = stage_words;
   whole.args.stage_carveout = stage_carveout;
   whole.args.split_sums = options_.split_sums;
   whole.args.paired_walk = options_.paired_walk;
@@ -1730,6 +1782,11 @@ bool cudaStagedHalo(const Backend& backend, bool* entries, bool* rows) {
   if (entries) *entries = cuda != nullptr && cuda->stagedEntriesInUse();
   if (rows) *rows = cuda != nullptr && cuda->stagedRowsInUse();
   return cuda != nullptr && cuda->stagedInUse();
+}
+
+bool cudaStagedSprings(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->stagedSpringsInUse();
 }
 
 int cudaGridBlock(const Backend& backend) {

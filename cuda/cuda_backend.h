@@ -122,6 +122,14 @@ struct CudaOptions {
   // entries (spring blocks and halo slots) to shared memory once per launch when they fit
   // (at most 8192), so the gather then touches global memory only for its own row
   bool stage_entries = true;
+  // Item 31, staged entries: each block copies the packed block of each spring its rows name once
+  // (16 bytes), and a 4-byte word per entry (the spring's place among them, the other end's
+  // slot), instead of a 16-byte block and a slot per entry: about 12 instead of 20 bytes per entry
+  // on a lattice, where a spring with both ends in the block's rows is named twice. So the
+  // entries fit a block where the 20-byte form does not (at one lane, the rows of a 35k–65k volume:
+  // 9–13k entries a block), and item 27 runs there. The same bits; one more dependent shared-memory
+  // read per entry. 0: only where the 20-byte form does not fit; 1: wherever it fits; -1: never.
+  int stage_springs = 0;
   // Item 27, staged grids that stage their entries too (one round of rows): each block's fill of
   // the halo also keeps its own rows' s', r' and P⁻¹ r in shared memory, the rows' mask,
   // diagonal, p and Δv stay in registers for the launch (p and Δv written back at its end), and
@@ -258,6 +266,10 @@ bool cudaSingleReduction(const Backend& backend);
 // it is not a CUDA backend, holds no model or does not. *entries (if given): whether its blocks
 // stage their rows' entries too; *rows (if given): whether item 27 runs.
 bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr, bool* rows = nullptr);
+
+// Whether a loaded CUDA backend's staged grid holds each block's springs once in shared memory
+// (item 31) rather than a block and a slot per entry; false when it does not stage entries.
+bool cudaStagedSprings(const Backend& backend);
 
 // Entries whose loads each lane of the launched q = A p issues together (item 16: 1, 3 or 4) in a
 // loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is

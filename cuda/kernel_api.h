@@ -328,6 +328,13 @@ struct WholeCgArgs {
   // > 0: each block copies its rows' entries (spring blocks and slots) to shared memory once per
   // launch, room for this many per block (one round of rows only); stagedHaloBytes in all
   uint32_t stage_entry_slots = 0;
+  // item 31, with the entries staged: > 0: each block copies its springs' blocks once (room for
+  // this many) and a 4-byte word per entry (its spring's place there | its slot << 16) instead of
+  // a block and a slot per entry; stage_springs[stage_spring_start[b] ...] are block b's springs
+  uint32_t stage_spring_slots = 0;
+  const uint32_t* stage_spring_start = nullptr;  // (grid + 1)
+  const uint32_t* stage_springs = nullptr;
+  const uint32_t* stage_words = nullptr;  // per adjacency entry
   // item 27, with the entries staged: the fill keeps the block's own rows' s', r' and P⁻¹ r in
   // shared memory (9 floats per row of the block) and loads its first round right after the
   // barrier; the rows' mask, diagonal, p and Δv stay in registers, p and Δv written back at the
@@ -362,8 +369,10 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
                          int grid_block, KernelShape* out, size_t* max_shared_bytes);
 
 // Shared memory a staged grid block (item 18) needs for a halo of `slots` particles and
-// `entry_slots` staged entries, and with item 27 its `own_rows` rows (0 without).
-size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows);
+// `entry_slots` staged entries (with item 31, `spring_slots` > 0: that many springs' blocks and a
+// 4-byte word per entry), and with item 27 its `own_rows` rows (0 without).
+size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
+                       uint32_t spring_slots = 0);
 
 // Readies item 18's kernel for blocks of `block` threads staging halo_bytes each: with prefer_l1
 // the smallest shared-memory carve-out that holds wanted_per_sm such blocks per multiprocessor

@@ -20,6 +20,15 @@ struct StagedHalo {
   // one round of rows (every block's rows one range of the CSR): the most entries a block's
   // rows have, for staging them too; 0 with several rounds
   uint32_t entry_slots = 0;
+  // Item 31, one round of rows: each block's springs once. spring_start (blocks + 1): block b's
+  // springs are springs[spring_start[b] .. spring_start[b + 1]), in the order its entries first
+  // name them; words (per adjacency entry): the entry's spring among its block's | its slot << 16.
+  // spring_slots: the most springs a block has. Empty (0) with several rounds, or where a block
+  // would name more than 65535 springs.
+  std::vector<uint32_t> spring_start;
+  std::vector<uint32_t> springs;
+  std::vector<uint32_t> words;
+  uint32_t spring_slots = 0;
 };
 
 // The halos of a grid of `blocks` blocks of `threads` threads, `lanes` threads per row (a power of

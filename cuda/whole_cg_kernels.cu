@@ -66,11 +66,14 @@ struct GatherEntry {
 // Item 18's entries: (spring, halo slot) per adjacency entry in global memory, and, when the block
 // copied its rows' entries to shared memory at the start of the launch, their blocks and slots
 // there from entry `begin` on.
+// With item 31 (`words`) the shared blocks are the block's springs, once each, and `slots` holds
+// per entry its spring's place among them | its slot << 16.
 struct StagedEntries {
   const uint2* pairs = nullptr;
   const float4* blocks = nullptr;  // shared; nullptr: read through pairs
   const uint32_t* slots = nullptr;
   uint32_t begin = 0;
+  bool words = false;
 };
 
 template <int kAblate, bool kStaged, bool kShared = false>
@@ -79,6 +82,10 @@ __device__ __forceinline__ GatherEntry gatherEntry(const DeviceModel& m, const D
   if constexpr (kStaged) {
     if (kShared || staged.blocks != nullptr) {
       const uint32_t k = e - staged.begin;
+      if (staged.words) {
+        const uint32_t word = staged.slots[k];
+        return GatherEntry{word >> 16, staged.blocks[word & 0xffffu]};
+      }
       return GatherEntry{staged.slots[k], staged.blocks[k]};
     }
     const uint2 s = readOnly<kAblate>(staged.pairs + e);  // (spring, halo slot)
@@ -659,10 +666,12 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   SharedVectors halo{nullptr};
   StagedEntries entries{a.stage_entries};
   if constexpr (kStaged) {
-    // shared memory: the entries' blocks and slots (a.stage_entry_slots of each), then the halo
+    // shared memory: the entries' blocks and slots (a.stage_entry_slots of each; item 31: the
+    // block's springs' blocks, a.stage_spring_slots, and a word per entry), then the halo
     extern __shared__ float4 stage_shared[];
-    const uint32_t entry_slots = a.stage_entry_slots;
-    halo.base = reinterpret_cast<float*>(stage_shared + entry_slots) + entry_slots;
+    const uint32_t entry_slots = a.stage_entry_slots, spring_slots = a.stage_spring_slots;
+    const uint32_t block_slots = spring_slots > 0 ? spring_slots : entry_slots;
+    halo.base = reinterpret_cast<float*>(stage_shared + block_slots) + entry_slots;
     stage_begin = __ldg(a.stage_start + blockIdx.x);
     stage_count = __ldg(a.stage_start + blockIdx.x + 1) - stage_begin;
     if (entry_slots > 0) {
@@ -674,13 +683,23 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       const uint32_t begin = readOnly<kAblate>(m.row_start + min(first, n));
       const uint32_t end = readOnly<kAblate>(m.row_start + min(first + rows, n));
       float4* blocks = stage_shared;
-      uint32_t* slots = reinterpret_cast<uint32_t*>(stage_shared + entry_slots);
-      for (uint32_t k = threadIdx.x; begin + k < end; k += blockDim.x) {
-        const uint2 pair = readOnly<kAblate>(a.stage_entries + begin + k);
-        blocks[k] = readOnly<kAblate>(sys.block + pair.x);
-        slots[k] = pair.y;
+      uint32_t* slots = reinterpret_cast<uint32_t*>(stage_shared + block_slots);
+      if (spring_slots > 0) {
+        // item 31: each of the block's springs once, then a word per entry
+        const uint32_t s0 = __ldg(a.stage_spring_start + blockIdx.x);
+        const uint32_t s1 = __ldg(a.stage_spring_start + blockIdx.x + 1);
+        for (uint32_t k = threadIdx.x; s0 + k < s1; k += blockDim.x)
+          blocks[k] = readOnly<kAblate>(sys.block + __ldg(a.stage_springs + s0 + k));
+        for (uint32_t k = threadIdx.x; begin + k < end; k += blockDim.x)
+          slots[k] = __ldg(a.stage_words + begin + k);
+      } else {
+        for (uint32_t k = threadIdx.x; begin + k < end; k += blockDim.x) {
+          const uint2 pair = readOnly<kAblate>(a.stage_entries + begin + k);
+          blocks[k] = readOnly<kAblate>(sys.block + pair.x);
+          slots[k] = pair.y;
+        }
       }
-      entries = StagedEntries{a.stage_entries, blocks, slots, begin};
+      entries = StagedEntries{a.stage_entries, blocks, slots, begin, spring_slots > 0};
     }
   }
   // item 27: this block's own rows (the halo's first own_rows slots) as the fill left them, 9
@@ -1031,8 +1050,10 @@ size_t wholeCgSharedBytes(uint32_t particles) {
   return 3 * 3 * sizeof(float) * size_t(particles);  // P[0], P[1], Z
 }
 
-size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows) {
-  return (sizeof(float4) + sizeof(uint32_t)) * size_t(entry_slots) +
+size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
+                       uint32_t spring_slots) {
+  const size_t blocks = spring_slots > 0 ? size_t(spring_slots) : size_t(entry_slots);
+  return sizeof(float4) * blocks + sizeof(uint32_t) * size_t(entry_slots) +
          3 * sizeof(float) * size_t(slots) + 9 * sizeof(float) * size_t(own_rows);
 }
 
@@ -1140,8 +1161,9 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
     return cudaGetLastError();
   }
   const uint32_t own_rows = rows ? uint32_t(launch.block / args.lanes) : 0u;
-  const size_t shared =
-      staged ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots, own_rows) : 0;
+  const size_t shared = staged ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots, own_rows,
+                                                 args.stage_spring_slots)
+                               : 0;
   if (staged) {
     // a kernel's attributes are the process's, not one backend's: this backend's, at every launch
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,

@@ -408,6 +408,11 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.split_sums = true;
       o.paired_walk = false;
       alternatives.push_back({"grid-single-walk", o});
+      o.paired_walk = true;
+      o.stage_springs = -1;  // item 31 off
+      alternatives.push_back({"grid-entries-wide", o});
+      o.stage_springs = 1;  // and forced wherever it fits
+      alternatives.push_back({"grid-springs-once", o});
     }
     if (n > 32768 && n <= 262144) {
       // the grid beyond item 14's old limit (32768): its two-barrier kernel (item 14 off), and
@@ -453,6 +458,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"staged", Json::boolean(run.staged)},
                                       {"staged_entries", Json::boolean(run.staged_entries)},
                                       {"staged_rows", Json::boolean(run.staged_rows)},
+                                      {"staged_springs", Json::boolean(run.staged_springs)},
                                       {"compact", Json::boolean(run.compact)},
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
@@ -522,6 +528,7 @@ constexpr Item kItems[] = {
     {28, "28", "the grid's blocks sized to one per multiprocessor (off: 256 or 512 threads)"},
     {29, "29", "each grid-wide sum by a warp of its own, loaded before the fill (off: warp 0)"},
     {30, "30", "item 27's rows walk shared entries two at a time (off: one, through a branch)"},
+    {31, "31", "each block's springs staged once (off: entries staged only at 20 bytes each)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -664,6 +671,12 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && base.staged_rows;
         if (!applies) note = "the staged grid with its entries staged (one round of rows) only";
         o.paired_walk = false;
+        break;
+      case 31:
+        applies = base.path == "grid" && base.staged_springs;
+        if (!applies)
+          note = "where the 20-byte entries do not fit a block (one round of rows) only";
+        o.stage_springs = -1;
         break;
       case 24:
         applies = launched && base.ahead;

@@ -60,6 +60,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.staged = staged;
   out.staged_entries = staged_entries;
   out.staged_rows = staged_rows;
+  out.staged_springs = cudaStagedSprings(*backend);
   out.compact = cudaCompactEntries(*backend);
   out.stencil = cudaStencilRows(*backend);
   cudaLatticeTiles(*backend, out.tile);

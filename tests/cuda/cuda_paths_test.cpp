@@ -646,14 +646,15 @@ struct Case {
 };
 
 // Each case unstaged, with the halos only, with the halos and the entries, and with item 27's
-// rows through the halo on top: the same bytes
+// rows through the halo on top, the entries 20 bytes each (modes 2, 3) and with each block's
+// springs once (item 31: modes 4, 5): the same bytes
 void expectSameBits(std::initializer_list<Case> cases) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.scene->name + ", lanes " + std::to_string(c.lanes) + ", block " +
                  std::to_string(c.block) + ", interval " + std::to_string(c.interval) +
                  (c.float4_layout ? "" : ", float3") + (c.prefer_l1 ? "" : ", default carve-out"));
-    State ends[4];
-    for (int mode : {0, 1, 2, 3}) {
+    State ends[6];
+    for (int mode : {0, 1, 2, 3, 4, 5}) {
       CudaOptions o = onPath(CgPath::kGrid);
       o.gather_lanes = c.lanes;
       o.grid_block = c.block;
@@ -661,7 +662,8 @@ void expectSameBits(std::initializer_list<Case> cases) {
       o.single_reduction_max_particles = 1 << 20;
       o.stage_halo = mode > 0 ? 1 : -1;
       o.stage_entries = mode >= 2;
-      o.stage_rows = mode == 3;
+      o.stage_rows = mode == 3 || mode == 5;
+      o.stage_springs = mode >= 4 ? 1 : -1;
       o.float4_layout = c.float4_layout;
       o.prefer_l1 = c.prefer_l1;
       std::string why_not;
@@ -674,14 +676,14 @@ void expectSameBits(std::initializer_list<Case> cases) {
       ASSERT_EQ(cudaStagedHalo(*gpu, &entries, &rows), mode > 0) << "mode " << mode;
       if (c.entries >= 0) {
         EXPECT_EQ(entries, mode >= 2 && c.entries == 1) << "mode " << mode;
-        EXPECT_EQ(rows, mode == 3 && c.entries == 1) << "mode " << mode;
+        EXPECT_EQ(rows, (mode == 3 || mode == 5) && c.entries == 1) << "mode " << mode;
+        EXPECT_EQ(cudaStagedSprings(*gpu), mode >= 4 && c.entries == 1) << "mode " << mode;
       }
       EXPECT_TRUE(!rows || entries) << "mode " << mode;
       ends[mode] = run.state;
     }
-    EXPECT_TRUE(sameBytes(ends[0], ends[1]));
-    EXPECT_TRUE(sameBytes(ends[0], ends[2]));
-    EXPECT_TRUE(sameBytes(ends[0], ends[3]));
+    for (int mode = 1; mode < 6; ++mode)
+      EXPECT_TRUE(sameBytes(ends[0], ends[mode])) << "mode " << mode;
   }
 }
 }  // namespace staged_test
@@ -704,6 +706,56 @@ TEST(StagedHalo, FewStepsGiveTheUnstagedBits) {
   using staged_test::Case;
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
   staged_test::expectSameBits({Case{&cloth, 4, 256, 0, 3, 1}, Case{&volume, 2, 512, 3, 3, 1}});
+}
+
+// Item 31 where it is for: a volume whose rows' entries pass what a block holds at 20 bytes each
+// (the smallest past 8192 entries a block on this device's balanced blocks; 48,778 particles and
+// 384-row blocks on the H200) stages each block's springs once, and so runs item 27, by default;
+// with item 31 off it stages the halos only. Both give the unstaged kernel's bytes.
+TEST(StagedHalo, SpringsOnceWhereTheEntriesPassABlockOtherwise) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaDeviceInfo device;
+  std::string why_not;
+  ASSERT_TRUE(queryCudaDevice(0, &device, &why_not)) << why_not;
+  if (device.multiprocessors != 132) {
+    GTEST_SKIP() << "sized for the H200's 132 multiprocessors (this device: "
+                 << device.multiprocessors << ")";
+  }
+  const Scene volume = makeVolume(58, {});  // 48,778 particles, 24.5 entries a row
+  const Scene small = makeVolume(26, {});   // its entries fit at 20 bytes each
+  struct Run {
+    State state;
+    bool staged = false, entries = false, rows = false, springs = false;
+  };
+  auto run = [&](const Scene& scene, int stage_halo, int stage_springs) {
+    CudaOptions o;
+    o.stage_halo = stage_halo;
+    o.stage_springs = stage_springs;
+    Run r;
+    std::string why;
+    auto gpu = createCudaBackend(o, &why);
+    EXPECT_TRUE(gpu) << why;
+    if (!gpu) return r;
+    Trajectory t = runSteps(*gpu, scene, implicitSettings(), 2);
+    EXPECT_TRUE(t.ok) << t.error;
+    r.state = t.state;
+    r.staged = cudaStagedHalo(*gpu, &r.entries, &r.rows);
+    r.springs = cudaStagedSprings(*gpu);
+    return r;
+  };
+  const Run automatic = run(volume, 0, 0), halos = run(volume, 0, -1),
+            unstaged = run(volume, -1, 0);
+  EXPECT_TRUE(automatic.staged && automatic.entries && automatic.rows && automatic.springs);
+  EXPECT_TRUE(halos.staged && !halos.entries && !halos.rows && !halos.springs);
+  EXPECT_FALSE(unstaged.staged);
+  EXPECT_TRUE(sameBytes(automatic.state, unstaged.state));
+  EXPECT_TRUE(sameBytes(halos.state, unstaged.state));
+  const Run fits = run(small, 0, 0), forced = run(small, 0, 1);
+  EXPECT_TRUE(fits.rows && !fits.springs);  // automatic: the 20-byte form where it fits
+  EXPECT_TRUE(forced.rows && forced.springs);
+  EXPECT_TRUE(sameBytes(fits.state, forced.state));
+  expectOptionValues("stage_springs", [](CudaOptions& o, int v) { o.stage_springs = v; }, {-2, 2},
+                     {-1, 0, 1});
 }
 
 // Item 29: each grid-wide sum formed by a warp of its own, its partials loaded before the fill's,
@@ -932,6 +984,34 @@ TEST(StagedHalo, HalosHoldEachBlocksRowsThenTheirNeighbours) {
     most = std::max(most, row_start[16 * (b + 1)] - row_start[16 * b]);
   EXPECT_GT(most, 0u);
   EXPECT_EQ(one.entry_slots, most);
+  // item 31: each block's springs once, in the order its entries first name them; every entry's
+  // word gives back its spring and its slot
+  EXPECT_TRUE(h.spring_start.empty() && h.springs.empty() && h.words.empty());  // two rounds
+  EXPECT_EQ(h.spring_slots, 0u);
+  ASSERT_EQ(one.spring_start.size(), 5u);
+  ASSERT_EQ(one.words.size(), adjacency.size());
+  EXPECT_EQ(one.spring_start.back(), one.springs.size());
+  uint32_t most_springs = 0;
+  for (uint32_t b = 0; b < 4; ++b) {
+    SCOPED_TRACE("one round, block " + std::to_string(b));
+    const std::vector<uint32_t> own_springs(one.springs.begin() + one.spring_start[b],
+                                            one.springs.begin() + one.spring_start[b + 1]);
+    most_springs = std::max(most_springs, uint32_t(own_springs.size()));
+    std::vector<uint32_t> expected;  // first appearance among the block's entries
+    for (uint32_t e = row_start[16 * b]; e < row_start[16 * (b + 1)]; ++e) {
+      const uint32_t spring = uint32_t(adjacency[e].x);
+      if (std::find(expected.begin(), expected.end(), spring) == expected.end())
+        expected.push_back(spring);
+      const uint32_t word = one.words[e];
+      ASSERT_LT(word & 0xffffu, own_springs.size()) << "entry " << e;
+      EXPECT_EQ(own_springs[word & 0xffffu], spring) << "entry " << e;
+      EXPECT_EQ(word >> 16, one.entries[2 * e + 1]) << "entry " << e;
+    }
+    EXPECT_EQ(own_springs, expected);
+    // a spring with both ends in the block's rows is named once, not twice
+    EXPECT_LT(own_springs.size(), row_start[16 * (b + 1)] - row_start[16 * b]);
+  }
+  EXPECT_EQ(one.spring_slots, most_springs);
   cuda::StagedHalo refused;
   EXPECT_FALSE(cuda::buildStagedHalo(3, 64, 4, row_start, pairs, largest - 1, &refused));
   EXPECT_TRUE(refused.halo.empty());
