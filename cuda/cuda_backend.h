@@ -313,9 +313,10 @@ const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 // multiprocessors at most). The CUDA context and graphs come on top; load() refuses a model whose
 // arena plus a headroom for those does not fit in the device's free memory, with a one-line
 // "needs X MiB of device memory, Y MiB free" message. A grid solve that stages halos (item 18)
-// allocates their lists on top: 4 bytes per halo slot and per block, 8 per adjacency entry; the
-// launched path with item 20's entries 4 bytes per particle and per adjacency entry, with item 22's
-// stencil rows 8 bytes per particle.
+// allocates their lists on top: 4 bytes per halo slot and per block, 8 per adjacency entry, and
+// where it stages each block's springs once (item 31) 4 more per entry, per block and per spring
+// a block names; the launched path with item 20's entries 4 bytes per particle and per adjacency
+// entry, with item 22's stencil rows 8 bytes per particle.
 size_t cudaModelBytes(size_t particles, size_t springs, bool float4_layout,
                       size_t reduction_blocks);
 
