@@ -426,7 +426,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.stage_halo = -1;
       alternatives.push_back({"grid-single-unstaged", o});
       o.stage_halo = 0;
-      if (n > 67584) {  // more rows than one round of 512 threads on 132 multiprocessors
+      if (n > 512 * size_t(b.multiprocessors)) {  // past one round of rows (512 threads per SM)
         o.gather_lanes = 1;
         alternatives.push_back({"grid-single-lanes-1", o});
         o.gather_lanes = 2;
