@@ -101,6 +101,7 @@ struct Buffers {
   uint32_t* slots = nullptr;          // (particles) model particle -> device slot (item 15)
   double* partials = nullptr;         // (6 × partial_stride)
   double* newton_partials = nullptr;  // (kNewtonSums × partial_stride)
+  uint32_t* arrived = nullptr;        // the whole-CG grid's barrier word (item 33)
   double* newton_sums = nullptr;      // (kNewtonSums) their totals
   CgScalars* scalars = nullptr;
   size_t total_bytes = 0;
@@ -191,6 +192,7 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
   b.newton_partials =
       static_cast<double*>(take(cuda::kNewtonSums * partial_stride * sizeof(double)));
   b.newton_sums = static_cast<double*>(take(cuda::kNewtonSums * sizeof(double)));
+  b.arrived = static_cast<uint32_t*>(take(sizeof(uint32_t)));
   b.scalars = static_cast<CgScalars*>(take(sizeof(CgScalars)));
   b.total_bytes = alignUp(offset, kAlignment);
   return b;
@@ -1175,7 +1177,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   device_model_.damping = b.damping;
   system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block, b.diag, b.inv_diag};
   vectors_ = CgVectors{b.dv, b.r, b.z, b.p, b.q};
-  reduction_ = Reduction{b.partials, static_cast<int>(stride)};
+  reduction_ = Reduction{b.partials, static_cast<int>(stride), b.arrived};
   newton_reduction_ = Reduction{b.newton_partials, static_cast<int>(stride)};
 
   // L2 persisting window over CG's read-only data (item 6): rounded up to 128 KiB, capped at the
@@ -1223,6 +1225,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_carveout = stage_carveout;
   whole.args.split_sums = options_.split_sums;
   whole.args.paired_walk = options_.paired_walk;
+  whole.args.short_scalars = options_.short_scalars;
+  whole.args.last_arrival = options_.last_arrival;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;

@@ -146,6 +146,20 @@ struct CudaOptions {
   // from shared memory, both entries' and both neighbours' reads issued before either product,
   // instead of one at a time through a branch between shared and global memory. The same bits.
   bool paired_walk = true;
+  // Item 32, item 14's grid kernel: the scalars an iteration forms after its grid-wide sums, on a
+  // shorter chain of dependent double operations that every thread waits for. The convergence
+  // test |r| <= target takes |r|² against bounds of target² (2^-40 apart, where target² is a
+  // normal number) and the square root only between them or when the solve stops; β = (r'·u') / γ
+  // and the quotient by α take reciprocals of γ and α formed the iteration before, off that
+  // chain, in the compiler's own division sequence (its exact operations, and the division itself
+  // wherever that sequence's range check sends it). The same bits.
+  bool short_scalars = true;
+  // Item 33, kGrid: the grid barrier as cooperative groups' (each block's arrival an atomic add
+  // with release semantics, then a poll of the barrier word with acquire semantics until its top
+  // bit flips), except that the block whose add completes the barrier sees that in the add's
+  // result, made an acquire too, and goes on without polling: one round trip to L2 less for the
+  // last block, which the whole grid waits for. The same bits.
+  bool last_arrival = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the

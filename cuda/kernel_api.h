@@ -93,6 +93,9 @@ struct CgVectors {
 struct Reduction {
   double* partials = nullptr;
   int stride = 0;
+  // the whole-CG grid's barrier word (item 33), zero at allocation: each barrier adds 2^31 to it
+  // in all, so its low 31 bits stay zero between barriers and its top bit flips at each
+  uint32_t* arrived = nullptr;
 };
 
 // CG state on the device, written only by the single-block finishing kernels. Once done is set,
@@ -347,6 +350,14 @@ struct WholeCgArgs {
   // item 27's kernel only (item 30): each row walks its staged entries two at a time from shared
   // memory, both entries' reads issued before either product; false: one at a time
   bool paired_walk = true;
+  // item 14's kernel (item 32): the iteration's scalars on a shorter dependent chain: the
+  // convergence test without the square root wherever |r|² is clear of the target², and the
+  // quotients by γ and α from reciprocals formed the iteration before; the same bits
+  bool short_scalars = true;
+  // grid only (item 33), with reduction.arrived: the grid barrier's last block to arrive goes on
+  // without reading the barrier word again (its arrival also acquires); false: cooperative
+  // groups' grid sync
+  bool last_arrival = true;
 };
 
 // Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).

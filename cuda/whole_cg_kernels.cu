@@ -8,6 +8,7 @@
 
 #include "cuda/device_common.cuh"
 #include "cuda/kernel_api.h"
+#include "cuda/short_scalars.h"
 #include "sim/spring_force.h"
 
 namespace hooke::cuda {
@@ -76,13 +77,15 @@ struct StagedEntries {
   bool words = false;
 };
 
-template <int kAblate, bool kStaged, bool kShared = false>
+// kWords (kShared only): 1 or -1 where the kernel knows whether the entries are item 31's words,
+// 0 to test `staged.words` at each entry
+template <int kAblate, bool kStaged, bool kShared = false, int kWords = 0>
 __device__ __forceinline__ GatherEntry gatherEntry(const DeviceModel& m, const DeviceSystem& sys,
                                                    const StagedEntries& staged, uint32_t e) {
   if constexpr (kStaged) {
     if (kShared || staged.blocks != nullptr) {
       const uint32_t k = e - staged.begin;
-      if (staged.words) {
+      if (kShared && kWords != 0 ? kWords > 0 : staged.words) {
         const uint32_t word = staged.slots[k];
         return GatherEntry{word >> 16, staged.blocks[word & 0xffffu]};
       }
@@ -157,7 +160,8 @@ __device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
 // Item 30 (kShared: the row's entries staged in shared memory, as item 27 always has them): the
 // walk reads shared memory only, two entries a round, both entries' and both neighbours' reads
 // issued before either product; the sum in entry order, so the same bits.
-template <int kAblate, int kHeld, bool kStaged = false, bool kShared = false, typename Value>
+template <int kAblate, int kHeld, bool kStaged = false, bool kShared = false, int kWords = 0,
+          typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
                                              const HeldEntries<kHeld>& held, uint32_t i,
                                              glm::vec3 xi, float mask, uint32_t sub, uint32_t lanes,
@@ -184,15 +188,15 @@ __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceS
   }
   if constexpr (kShared) {
     for (; e + lanes < end; e += 2 * lanes) {
-      const GatherEntry a = gatherEntry<kAblate, kStaged, true>(m, sys, staged, e);
-      const GatherEntry b = gatherEntry<kAblate, kStaged, true>(m, sys, staged, e + lanes);
+      const GatherEntry a = gatherEntry<kAblate, kStaged, true, kWords>(m, sys, staged, e);
+      const GatherEntry b = gatherEntry<kAblate, kStaged, true, kWords>(m, sys, staged, e + lanes);
       const glm::vec3 xa = value(a.other), xb = value(b.other);
       part += applyPacked(a.block, xi - xa);
       part += applyPacked(b.block, xi - xb);
     }
   }
   for (; e < end; e += lanes) {
-    const GatherEntry ge = gatherEntry<kAblate, kStaged, kShared>(m, sys, staged, e);
+    const GatherEntry ge = gatherEntry<kAblate, kStaged, kShared, kWords>(m, sys, staged, e);
     part += applyPacked(ge.block, xi - value(ge.other));
   }
   return part;
@@ -311,16 +315,49 @@ __device__ __forceinline__ void blockTotals(double (&v)[N]) {
 // same butterfly, so the same bits.
 constexpr int kSumBatch = 5;
 
+// The grid barrier. arrived == nullptr: cooperative groups' grid sync. Otherwise item 33: the
+// same protocol on the backend's own barrier word (zero at allocation; block 0 adds 2^31 − (blocks
+// − 1), every other block 1, so the word's top bit flips exactly when the last block arrives and
+// its low bits are zero again after), except that the add has acquire as well as release semantics
+// and the block whose add flips the bit sees that in the add's result and goes on at once; every
+// other block polls the word with acquire loads until the bit has flipped, as cooperative groups
+// does. The last block to arrive is the one the whole grid waits for: it saves the poll's round
+// trip to L2. __syncthreads before and after order the block's other threads' accesses around
+// thread 0's (as in cooperative groups).
+__device__ __forceinline__ void gridBarrier(uint32_t* arrived) {
+  if (arrived == nullptr) {
+    cg::this_grid().sync();
+    return;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const uint32_t add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1u) : 1u;
+    uint32_t before;
+    asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;"
+                 : "=r"(before)
+                 : "l"(arrived), "r"(add)
+                 : "memory");
+    if (((before ^ (before + add)) & 0x80000000u) == 0) {
+      uint32_t now;
+      do {
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(arrived) : "memory");
+      } while (((before ^ now) & 0x80000000u) == 0);
+    }
+  }
+  __syncthreads();
+}
+
 template <int N, int kAblate, int kMaxThreads, typename AfterBarrier>
 __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride,
-                                           AfterBarrier after_barrier, bool split = false) {
+                                           AfterBarrier after_barrier, bool split = false,
+                                           uint32_t* arrived = nullptr) {
   if constexpr (kAblate == kAblateShuffle) {
     blockTotals<N, kAblate, kMaxThreads>(v);
     if (threadIdx.x == 0) {
       for (int k = 0; k < N; ++k)
         partials[k * stride + blockIdx.x] = v[k];
     }
-    cg::this_grid().sync();
+    gridBarrier(arrived);
     after_barrier();
     threadPartials<N>(partials, stride, int(gridDim.x), v);
     blockTotals<N, kAblate, kMaxThreads>(v);
@@ -333,7 +370,7 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     }
     // the barrier also orders this block's reads of `totals` (the iteration before) before
     // thread 0 writes it again below
-    cg::this_grid().sync();
+    gridBarrier(arrived);
     if (split && blockDim.x >= 32 * N) {
       const int warp = int(threadIdx.x >> 5), lane = int(threadIdx.x & 31), count = int(gridDim.x);
       const double* base = partials + (warp < N ? warp : 0) * stride;
@@ -401,6 +438,58 @@ __device__ __forceinline__ bool finished(int iterations, double r_norm, double t
   return false;
 }
 
+// Item 32. The decision sqrt(s) <= target without the square root: s <= lo certainly passes and
+// s >= hi certainly fails, where lo and hi are target² (rounded) scaled by 1 ∓ 2^-40; only between
+// them (and for a NaN) the square root decides. For a target in [2^-400, 2^400]: target² is then
+// normal, lo < target² (1 − 2^-41), so sqrt(s) < target (1 − 2^-42) and its rounding cannot reach
+// target; likewise hi > target² (1 + 2^-41), whose square root lies 2^10 ulps above target.
+// Outside that range lo = −1 and hi = NaN send every s to the square root. So the same
+// decisions, bit for bit, as sqrt(s) <= target.
+__device__ __forceinline__ void convergenceBounds(double target, double* lo, double* hi) {
+  *lo = -1.0;
+  *hi = __longlong_as_double(0x7ff8000000000000LL);
+  if (target >= 0x1p-400 && target <= 0x1p400) {
+    const double t2 = target * target;
+    *lo = t2 * (1.0 - 0x1p-40);
+    *hi = t2 * (1.0 + 0x1p-40);
+  }
+}
+
+__device__ __forceinline__ bool converges(double s, double lo, double hi, double target) {
+  if (s <= lo) return true;
+  if (s >= hi) return false;
+  return sqrt(s) <= target;
+}
+
+// Item 32. x / y in the compiler's own sequence for a double division on sm_90 (ptxas' div.rn.f64:
+// an approximate reciprocal of y's upper word with a lower word of 1, two Newton steps, then the
+// quotient, its remainder by fma and one correction, taken where a range check on x and the
+// quotient passes, else its full division), split so that the part that depends on y alone,
+// `reciprocalOf`, can be formed before x is known. Where the check fails, x / y itself, which
+// takes the same check and then the same slow path. So the same bits as x / y for every x and y
+// (checked bit for bit against x / y on the device: tests/cuda, DeviceScalars).
+__device__ __forceinline__ double reciprocalOf(double y) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(y));
+  r = __hiloint2double(__double2hiint(r), 1);
+  double e = __fma_rn(-y, r, 1.0);
+  e = __fma_rn(e, e, e);
+  r = __fma_rn(r, e, r);
+  e = __fma_rn(-y, r, 1.0);
+  return __fma_rn(r, e, r);
+}
+
+__device__ __forceinline__ double quotient(double x, double y, double reciprocal) {
+  double q = __dmul_rn(x, reciprocal);
+  const double remainder = __fma_rn(-y, q, x);
+  q = __fma_rn(reciprocal, remainder, q);
+  const float check =
+      __fmaf_rn(0.0f, __int_as_float(__double2hiint(y)), __int_as_float(__double2hiint(q)));
+  const bool in_range =
+      fabsf(check) > 0x1p-129f && !(fabsf(__int_as_float(__double2hiint(x))) < 0x1.cp-121f);
+  return in_range ? q : x / y;
+}
+
 // Where a whole-CG launch left the solve, for the host and the next launch (one thread writes).
 __device__ __forceinline__ void publish(CgScalars* scalars, int iterations, double r_norm,
                                         double rz, float alpha, float beta, int converged,
@@ -447,11 +536,12 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
   int converged = 0, breakdown = 0, done = 0;
   const bool fused = a.fused;
 
+  uint32_t* const arrived = a.last_arrival ? a.reduction.arrived : nullptr;  // item 33
   auto barrier = [&]() {
     if constexpr (kOneBlock) {
       __syncthreads();
     } else {
-      cg::this_grid().sync();
+      gridBarrier(arrived);
     }
   };
   // Totals of N sums in every thread of every block. Fused: each block sums the block partials
@@ -462,7 +552,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
       if (fused) {
         gridTotals<N, kAblate, kMaxThreads>(
             v, a.reduction.partials + slot * a.reduction.stride, a.reduction.stride, [] {},
-            a.split_sums);
+            a.split_sums, arrived);
         return;
       }
     }
@@ -632,7 +722,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 // three (the partials; the halo's inputs; the rows' own inputs). The same expressions on the same
 // values, so the same bits as kStaged alone.
 template <bool F4, int kAblate, int kHeld, bool kStaged = false, bool kEarly = false,
-          bool kSharedWalk = false>
+          bool kSharedWalk = false, int kWords = 0>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   static_assert(!kEarly || kStaged, "item 27 runs on item 18's staged kernel");
   constexpr bool kPairedWalk = kEarly && kSharedWalk;  // item 30: item 27's entries are staged
@@ -649,10 +739,11 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   int converged = 0, breakdown = 0, done = 0;
 
   // block partials -> totals in every thread; `set` alternates with the barriers
+  uint32_t* const arrived = a.last_arrival ? a.reduction.arrived : nullptr;  // item 33
   auto totals = [&](double(&v)[3], int set) {
     gridTotals<3, kAblate, kGridMaxThreads>(
         v, a.reduction.partials + 3 * set * a.reduction.stride, a.reduction.stride, [] {},
-        a.split_sums);
+        a.split_sums, arrived);
   };
 
   const GlobalVectors<F4> R0{a.cg.r}, R1{a.r_other}, W0{a.cg.q}, W1{a.w_other};
@@ -793,6 +884,19 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     if (threadIdx.x < stage_count) next = slotInputs(slot_particle, iterations & 1);
   }
 
+  // item 32: the convergence test's bounds ([0], [1]) and, by the parity of the iteration that
+  // uses them, 1/γ and 1/α ([2 + 2k], [3 + 2k]), in shared memory, out of the loop's registers.
+  // The last thread of the block writes them (during the fill, where a block's last threads
+  // usually have no slot); the grid-wide sums' __syncthreads order each write before its reads,
+  // and the reads of one parity before its next write.
+  __shared__ double short_shared[6];
+  const uint32_t scalar_thread = blockDim.x - 1;
+  if (a.short_scalars && threadIdx.x == scalar_thread) {
+    convergenceBounds(target, &short_shared[0], &short_shared[1]);
+    short_shared[2 + 2 * (iterations & 1)] = reciprocalOf(gamma);
+    short_shared[3 + 2 * (iterations & 1)] = reciprocalOf(double(alpha));
+  }
+
   const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
   for (int step = 0; step < budget && !done; ++step) {
     const bool odd = iterations & 1, first = iterations == 0;
@@ -855,8 +959,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         r.ri = residual(i, r.si);        // r'
         r.ui = preconditioned(i, r.ri);  // u'
       }
-      r.springs = rowPart<kAblate, kHeld, kStaged, kPairedWalk>(m, sys, held, i, r.ui, r.mask, sub,
-                                                                lanes, neighbour, entries);
+      r.springs = rowPart<kAblate, kHeld, kStaged, kPairedWalk, kWords>(
+          m, sys, held, i, r.ui, r.mask, sub, lanes, neighbour, entries);
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
@@ -900,20 +1004,44 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
             if (threadIdx.x < stage_count) next = slotInputs(slot_particle, !odd);
           }
         },
-        a.split_sums);
+        a.split_sums, arrived);
     ++iterations;
-    r_norm = sqrt(sums[2]);
-    if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
-    const double beta_next = sums[0] / gamma;
-    const double eta = sums[1] - beta_next * sums[0] / double(alpha);  // p'·A p'
+    double beta_next, eta;  // β' and p'·A p'
+    if (a.short_scalars) {
+      // item 32: the same decisions and quotients as below, the square root and the reciprocals
+      // of γ and α off the chain every thread waits for
+      const int k = 2 * ((iterations - 1) & 1);
+      if (converges(sums[2], short_shared[0], short_shared[1], target) ||
+          iterations >= max_iterations) {
+        r_norm = sqrt(sums[2]);
+        finished(iterations, r_norm, target, max_iterations, &converged, &done);
+        break;
+      }
+      beta_next = quotient(sums[0], gamma, short_shared[2 + k]);
+      eta = sums[1] - quotient(__dmul_rn(beta_next, sums[0]), double(alpha), short_shared[3 + k]);
+    } else {
+      r_norm = sqrt(sums[2]);
+      if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
+      beta_next = sums[0] / gamma;
+      eta = sums[1] - beta_next * sums[0] / double(alpha);
+    }
     if (!(eta > 0.0)) {
       breakdown = 1;
       done = 1;
+      r_norm = sqrt(sums[2]);
       break;
     }
     alpha = static_cast<float>(sums[0] / eta);
     beta = static_cast<float>(beta_next);
     gamma = sums[0];
+    if (a.short_scalars) {
+      if (step + 1 >= budget) r_norm = sqrt(sums[2]);  // the launch's last iteration
+      if (threadIdx.x == scalar_thread) {  // for the next iteration, of the other parity
+        const int k = 2 * (iterations & 1);
+        short_shared[2 + k] = reciprocalOf(gamma);
+        short_shared[3 + k] = reciprocalOf(double(alpha));
+      }
+    }
   }
 
   if constexpr (kEarly) {
@@ -969,15 +1097,20 @@ __global__ void __launch_bounds__(kGridMaxThreads, 1)
   wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true>(args);
 }
 
-template <bool F4>
+// Item 27's kernel, one per walk of the staged entries: item 30's paired walk over the 20-byte
+// entries (kWalkPairedEntries) or item 31's words (kWalkPairedWords), and one entry at a time
+// (kWalkOneAtATime, item 30 off: which form the entries take tested at each entry). Separate
+// kernels, not one with a branch over the forms: so no staged entry tests its form where the
+// walk is paired (ncu at the 16k volume: the test and the other form's address arithmetic were a
+// sixth of the walk's instructions), and each kernel stays within its 128 registers (one kernel
+// holding the three walks spilled).
+enum RowsWalk { kWalkOneAtATime = 0, kWalkPairedWords = 1, kWalkPairedEntries = -1 };
+
+template <bool F4, int kWalk>
 __global__ void __launch_bounds__(kGridMaxThreads, 1)
     singleReductionStagedRowsKernel(WholeCgArgs args) {
-  // item 30 or not: one kernel, one shape, the switch uniform over the grid
-  if (args.paired_walk) {
-    wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true, true>(args);
-  } else {
-    wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true, false>(args);
-  }
+  wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true, kWalk != kWalkOneAtATime,
+                         kWalk>(args);
 }
 
 template <bool F4>
@@ -1006,11 +1139,21 @@ KernelFn gridKernelFor(bool single_reduction) {
 // ablation, staged other than that, rows without staged, or an unknown ablation).
 template <bool F4>
 KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool held, bool staged,
-                   bool rows) {
+                   bool rows, int walk) {
   if (rows && !staged) return nullptr;
   if (staged) {
     if (one_block || !single_reduction || !held || ablation != kAblateNone) return nullptr;
-    return rows ? singleReductionStagedRowsKernel<F4> : singleReductionStagedKernel<F4>;
+    if (!rows) return singleReductionStagedKernel<F4>;
+    switch (walk) {
+      case kWalkPairedEntries:
+        return singleReductionStagedRowsKernel<F4, kWalkPairedEntries>;
+      case kWalkPairedWords:
+        return singleReductionStagedRowsKernel<F4, kWalkPairedWords>;
+      case kWalkOneAtATime:
+        return singleReductionStagedRowsKernel<F4, kWalkOneAtATime>;
+      default:
+        return nullptr;
+    }
   }
   if (!one_block && !held) {
     if (ablation != kAblateNone) return nullptr;
@@ -1038,10 +1181,22 @@ KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool hel
 }
 
 KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single_reduction,
-                   bool held, bool staged, bool rows = false) {
+                   bool held, bool staged, bool rows = false, int walk = kWalkPairedEntries) {
   return float4_layout
-             ? kernelFor<true>(one_block, ablation, single_reduction, held, staged, rows)
-             : kernelFor<false>(one_block, ablation, single_reduction, held, staged, rows);
+             ? kernelFor<true>(one_block, ablation, single_reduction, held, staged, rows, walk)
+             : kernelFor<false>(one_block, ablation, single_reduction, held, staged, rows, walk);
+}
+
+// The kernels a staged launch may run: item 27's three walks (rows), else item 18's kernel.
+int stagedKernels(bool float4_layout, bool rows, KernelFn (&out)[3]) {
+  if (!rows) {
+    out[0] = kernelFor(float4_layout, false, kAblateNone, true, true, true, false);
+    return 1;
+  }
+  const int walks[3] = {kWalkPairedEntries, kWalkPairedWords, kWalkOneAtATime};
+  for (int k = 0; k < 3; ++k)
+    out[k] = kernelFor(float4_layout, false, kAblateNone, true, true, true, true, walks[k]);
+  return 3;
 }
 
 }  // namespace
@@ -1062,8 +1217,8 @@ cudaError_t prepareStagedKernel(bool float4_layout, bool rows, int block, size_t
                                 int* carveout_out) {
   *blocks_per_sm = 0;
   *carveout_out = int(cudaSharedmemCarveoutDefault);
-  KernelFn kernel = kernelFor(float4_layout, false, kAblateNone, true, true, true, rows);
-  if (!kernel) return cudaErrorInvalidValue;
+  KernelFn kernels[3] = {};
+  const int count = stagedKernels(float4_layout, rows, kernels);
   int device = 0, per_sm_bytes = 0, reserved = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e != cudaSuccess) return e;
@@ -1071,23 +1226,38 @@ cudaError_t prepareStagedKernel(bool float4_layout, bool rows, int block, size_t
   if (e != cudaSuccess) return e;
   e = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
   if (e != cudaSuccess) return e;
-  cudaFuncAttributes attributes{};
-  e = cudaFuncGetAttributes(&attributes, kernel);
-  if (e != cudaSuccess) return e;
+  size_t static_bytes = 0;
+  for (int k = 0; k < count; ++k) {
+    if (!kernels[k]) return cudaErrorInvalidValue;
+    cudaFuncAttributes attributes{};
+    e = cudaFuncGetAttributes(&attributes, kernels[k]);
+    if (e != cudaSuccess) return e;
+    static_bytes = std::max(static_bytes, attributes.sharedSizeBytes);
+  }
   // item 9 as far as the halos allow: the smallest carve-out that holds wanted_per_sm blocks
   int carveout = int(cudaSharedmemCarveoutDefault);
   if (prefer_l1 && per_sm_bytes > 0) {
-    const size_t need = size_t(std::max(1, wanted_per_sm)) *
-                        (attributes.sharedSizeBytes + halo_bytes + size_t(reserved));
+    const size_t need =
+        size_t(std::max(1, wanted_per_sm)) * (static_bytes + halo_bytes + size_t(reserved));
     carveout =
         int(std::min<size_t>(100, (need * 100 + size_t(per_sm_bytes) - 1) / size_t(per_sm_bytes)));
   }
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout);
-  if (e != cudaSuccess) return e;
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(halo_bytes));
-  if (e != cudaSuccess) return e;
+  // every kernel the launch may pick, the fewest blocks any of them keeps resident
+  int fewest = 0;
+  for (int k = 0; k < count; ++k) {
+    e = cudaFuncSetAttribute(kernels[k], cudaFuncAttributePreferredSharedMemoryCarveout, carveout);
+    if (e != cudaSuccess) return e;
+    e = cudaFuncSetAttribute(kernels[k], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             int(halo_bytes));
+    if (e != cudaSuccess) return e;
+    int per_sm = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernels[k], block, halo_bytes);
+    if (e != cudaSuccess) return e;
+    fewest = k == 0 ? per_sm : std::min(fewest, per_sm);
+  }
   *carveout_out = carveout;
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, block, halo_bytes);
+  *blocks_per_sm = fewest;
+  return cudaSuccess;
 }
 
 cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reduction, bool held,
@@ -1106,21 +1276,31 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
     // occupancy: every block is a participant in every grid barrier and a partial sum every block
     // reads, so fewer, larger blocks win. A kernel that cannot run the block asked for (ablation
     // 4's bounded kernels: 256) gets its largest; the backend refuses that mismatch
-    e = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-        prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));
-    if (e != cudaSuccess) return e;
-    cudaFuncAttributes attributes{};
-    e = cudaFuncGetAttributes(&attributes, kernel);
-    if (e != cudaSuccess) return e;
+    // item 27's walks are three kernels (staged_rows): the shape all three can run
+    KernelFn kernels[3] = {kernel};
+    const int count = staged_rows ? stagedKernels(float4_layout, true, kernels) : 1;
     const int wanted = grid_block > 0 ? std::min(grid_block, kGridMaxThreads) : kHeavyThreads;
-    int block = std::min(attributes.maxThreadsPerBlock, wanted);
+    int block = wanted;
+    for (int k = 0; k < count; ++k) {
+      e = cudaFuncSetAttribute(
+          kernels[k], cudaFuncAttributePreferredSharedMemoryCarveout,
+          prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));
+      if (e != cudaSuccess) return e;
+      cudaFuncAttributes attributes{};
+      e = cudaFuncGetAttributes(&attributes, kernels[k]);
+      if (e != cudaSuccess) return e;
+      block = std::min(attributes.maxThreadsPerBlock, block);
+    }
     block = block / 32 * 32;
     if (block < 32) return cudaErrorInvalidConfiguration;
-    int per_sm = 0;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
-    if (e != cudaSuccess) return e;
-    *out = KernelShape{block, per_sm};
+    int fewest = 0;
+    for (int k = 0; k < count; ++k) {
+      int per_sm = 0;
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernels[k], block, 0);
+      if (e != cudaSuccess) return e;
+      fewest = k == 0 ? per_sm : std::min(fewest, per_sm);
+    }
+    *out = KernelShape{block, fewest};
     return cudaSuccess;
   }
   // one block: as many threads as the kernel can launch, all the opt-in shared memory the
@@ -1153,8 +1333,11 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
                           int ablation, const WholeCgArgs& args) {
   const bool staged = args.stage_entries != nullptr;
   const bool rows = staged && args.stage_rows && args.stage_entry_slots > 0;
+  const int walk = !args.paired_walk             ? kWalkOneAtATime
+                   : args.stage_spring_slots > 0 ? kWalkPairedWords
+                                                 : kWalkPairedEntries;
   KernelFn kernel = kernelFor(float4_layout, one_block, ablation, args.single_reduction,
-                              args.held_entries, staged, rows);
+                              args.held_entries, staged, rows, walk);
   if (!kernel) return cudaErrorInvalidValue;
   if (one_block) {
     kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);
@@ -1179,6 +1362,70 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
                                   dim3(launch.block), parameters, shared, stream);
   if (e != cudaSuccess) return e;
   return cudaGetLastError();
+}
+
+}  // namespace hooke::cuda
+
+// ---- item 32's operations against the plain ones (cuda/short_scalars.h) ----
+
+namespace hooke::cuda {
+namespace {
+
+__global__ void shortScalarsKernel(const double* x, const double* y, size_t n, double* quotients,
+                                   double* divided, uint8_t* passes, uint8_t* rooted) {
+  for (size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x; k < n;
+       k += size_t(gridDim.x) * blockDim.x) {
+    const double r = reciprocalOf(y[k]);
+    quotients[k] = quotient(x[k], y[k], r);
+    divided[k] = x[k] / y[k];
+    double lo, hi;
+    convergenceBounds(y[k], &lo, &hi);
+    passes[k] = converges(x[k], lo, hi, y[k]) ? 1 : 0;
+    rooted[k] = sqrt(x[k]) <= y[k] ? 1 : 0;
+  }
+}
+
+}  // namespace
+
+bool compareShortScalars(const std::vector<double>& x, const std::vector<double>& y,
+                         ShortScalarsCheck* out, std::string* why) {
+  if (x.size() != y.size()) {
+    *why = "x and y differ in size";
+    return false;
+  }
+  const size_t n = x.size();
+  out->quotient.assign(n, 0.0);
+  out->divided.assign(n, 0.0);
+  out->passes.assign(n, 0);
+  out->rooted.assign(n, 0);
+  if (n == 0) return true;
+  const size_t doubles = n * sizeof(double), bytes = n * sizeof(uint8_t);
+  char* arena = nullptr;
+  cudaError_t e = cudaMalloc(&arena, 4 * doubles + 2 * bytes);
+  if (e == cudaSuccess) {
+    double* dx = reinterpret_cast<double*>(arena);
+    double *dy = dx + n, *dq = dy + n, *dd = dq + n;
+    uint8_t* dp = reinterpret_cast<uint8_t*>(dd + n);
+    uint8_t* dr = dp + n;
+    e = cudaMemcpy(dx, x.data(), doubles, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(dy, y.data(), doubles, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) {
+      shortScalarsKernel<<<256, 256>>>(dx, dy, n, dq, dd, dp, dr);
+      e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpy(out->quotient.data(), dq, doubles, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) e = cudaMemcpy(out->divided.data(), dd, doubles, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) e = cudaMemcpy(out->passes.data(), dp, bytes, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) e = cudaMemcpy(out->rooted.data(), dr, bytes, cudaMemcpyDeviceToHost);
+    const cudaError_t freed = cudaFree(arena);
+    if (e == cudaSuccess) e = freed;
+  }
+  if (e != cudaSuccess) {
+    *why = std::string("CUDA: ") + cudaGetErrorString(e);
+    cudaGetLastError();
+    return false;
+  }
+  return true;
 }
 
 }  // namespace hooke::cuda

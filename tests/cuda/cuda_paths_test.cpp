@@ -766,7 +766,10 @@ TEST(StagedHalo, SpringsOnceWhereTheEntriesPassABlockOtherwise) {
 // 256-thread blocks: 256 blocks on the H200, 160 per batch), and in 64-thread blocks, where it
 // does not apply (fewer warps than sums). Item 30 likewise: item 27's rows walking their staged
 // entries two at a time give the bits of one at a time (the cases above with item 27: lanes that
-// walk 0 to 11 entries past the 2 they hold, odd and even counts).
+// walk 0 to 11 entries past the 2 they hold, odd and even counts). Items 32 and 33 likewise: the
+// scalars from early reciprocals and the convergence bounds (item 14's kernels), and the grid
+// barrier's last block going on without a poll (every grid kernel), give the bits and iterations
+// of the plain division, square root and cooperative groups' grid sync.
 TEST(SplitSums, EachSumByItsOwnWarpAndPairedWalksGiveTheSameBits) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {}), cloth64 = makeCloth(64, {});
@@ -804,33 +807,42 @@ TEST(SplitSums, EachSumByItsOwnWarpAndPairedWalksGiveTheSameBits) {
   const SolverSettings settings = implicitSettings();
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    CudaOptions warp0 = c.options, single_walk = c.options;
+    CudaOptions warp0 = c.options, single_walk = c.options, plain = c.options;
     warp0.split_sums = false;
     single_walk.paired_walk = false;
+    plain.short_scalars = false;  // items 32 and 33 off
+    plain.last_arrival = false;
     HOOKE_CUDA_OR_SKIP(split, c.options);
     HOOKE_CUDA_OR_SKIP(joined, warp0);
     HOOKE_CUDA_OR_SKIP(walked, single_walk);
+    HOOKE_CUDA_OR_SKIP(plainly, plain);
     const Trajectory a = runSteps(*split, *c.scene, settings, c.steps);
     const Trajectory b = runSteps(*joined, *c.scene, settings, c.steps);
     const Trajectory d = runSteps(*walked, *c.scene, settings, c.steps);
-    ASSERT_TRUE(a.ok && b.ok && d.ok) << a.error << b.error << d.error;
+    const Trajectory f = runSteps(*plainly, *c.scene, settings, c.steps);
+    ASSERT_TRUE(a.ok && b.ok && d.ok && f.ok) << a.error << b.error << d.error << f.error;
     CgPath path = CgPath::kAuto;
     ASSERT_TRUE(cudaCgPath(*split, &path));
     EXPECT_EQ(path, CgPath::kGrid);
     EXPECT_TRUE(sameBytes(a.state, b.state));
     EXPECT_TRUE(sameBytes(a.state, d.state));
+    EXPECT_TRUE(sameBytes(a.state, f.state));
     ASSERT_EQ(a.stats.size(), b.stats.size());
     ASSERT_EQ(a.stats.size(), d.stats.size());
+    ASSERT_EQ(a.stats.size(), f.stats.size());
     for (size_t k = 0; k < a.stats.size(); ++k) {
       EXPECT_EQ(a.stats[k].cg_iterations, b.stats[k].cg_iterations) << "step " << k;
       EXPECT_EQ(a.stats[k].cg_iterations, d.stats[k].cg_iterations) << "step " << k;
+      EXPECT_EQ(a.stats[k].cg_iterations, f.stats[k].cg_iterations) << "step " << k;
+      EXPECT_EQ(a.stats[k].cg_residual, f.stats[k].cg_residual) << "step " << k;
     }
     bool rows = false;
     cudaStagedHalo(*split, nullptr, &rows);
-    std::printf("[ split    ] %-22s block %3d%s, %d CG iterations, same bits: %s %s\n", c.name,
+    std::printf("[ split    ] %-22s block %3d%s, %d CG iterations, same bits: %s %s %s\n", c.name,
                 cudaGridBlock(*split), rows ? " (item 27)" : "", totalIterations(a),
                 sameBytes(a.state, b.state) ? "yes" : "no",
-                sameBytes(a.state, d.state) ? "yes" : "no");
+                sameBytes(a.state, d.state) ? "yes" : "no",
+                sameBytes(a.state, f.state) ? "yes" : "no");
   }
 }
 
