@@ -323,9 +323,12 @@ constexpr int kSumBatch = 5;
 // other block polls the word with acquire loads until the bit has flipped, as cooperative groups
 // does. The last block to arrive is the one the whole grid waits for: it saves the poll's round
 // trip to L2. __syncthreads before and after order the block's other threads' accesses around
-// thread 0's (as in cooperative groups).
-__device__ __forceinline__ void gridBarrier(uint32_t* arrived) {
+// thread 0's (as in cooperative groups). `while_waiting` runs in every thread between them (before
+// cooperative groups' sync without item 33).
+template <typename WhileWaiting>
+__device__ __forceinline__ void gridBarrier(uint32_t* arrived, WhileWaiting while_waiting) {
   if (arrived == nullptr) {
+    while_waiting();
     cg::this_grid().sync();
     return;
   }
@@ -344,20 +347,28 @@ __device__ __forceinline__ void gridBarrier(uint32_t* arrived) {
       } while (((before ^ now) & 0x80000000u) == 0);
     }
   }
+  // the other threads, while thread 0 waits for its add's round trip (item 32's reciprocals)
+  while_waiting();
   __syncthreads();
 }
 
-template <int N, int kAblate, int kMaxThreads, typename AfterBarrier>
+struct NothingToDo {
+  __device__ void operator()() const {}
+};
+
+template <int N, int kAblate, int kMaxThreads, typename AfterBarrier,
+          typename WhileWaiting = NothingToDo>
 __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride,
                                            AfterBarrier after_barrier, bool split = false,
-                                           uint32_t* arrived = nullptr) {
+                                           uint32_t* arrived = nullptr,
+                                           WhileWaiting while_waiting = {}) {
   if constexpr (kAblate == kAblateShuffle) {
     blockTotals<N, kAblate, kMaxThreads>(v);
     if (threadIdx.x == 0) {
       for (int k = 0; k < N; ++k)
         partials[k * stride + blockIdx.x] = v[k];
     }
-    gridBarrier(arrived);
+    gridBarrier(arrived, while_waiting);
     after_barrier();
     threadPartials<N>(partials, stride, int(gridDim.x), v);
     blockTotals<N, kAblate, kMaxThreads>(v);
@@ -370,7 +381,7 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     }
     // the barrier also orders this block's reads of `totals` (the iteration before) before
     // thread 0 writes it again below
-    gridBarrier(arrived);
+    gridBarrier(arrived, while_waiting);
     if (split && blockDim.x >= 32 * N) {
       const int warp = int(threadIdx.x >> 5), lane = int(threadIdx.x & 31), count = int(gridDim.x);
       const double* base = partials + (warp < N ? warp : 0) * stride;
@@ -541,7 +552,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
     if constexpr (kOneBlock) {
       __syncthreads();
     } else {
-      gridBarrier(arrived);
+      gridBarrier(arrived, NothingToDo{});
     }
   };
   // Totals of N sums in every thread of every block. Fused: each block sums the block partials
@@ -884,18 +895,23 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     if (threadIdx.x < stage_count) next = slotInputs(slot_particle, iterations & 1);
   }
 
-  // item 32: the convergence test's bounds ([0], [1]) and, by the parity of the iteration that
-  // uses them, 1/γ and 1/α ([2 + 2k], [3 + 2k]), in shared memory, out of the loop's registers.
-  // The last thread of the block writes them (during the fill, where a block's last threads
-  // usually have no slot); the grid-wide sums' __syncthreads order each write before its reads,
-  // and the reads of one parity before its next write.
-  __shared__ double short_shared[6];
-  const uint32_t scalar_thread = blockDim.x - 1;
-  if (a.short_scalars && threadIdx.x == scalar_thread) {
+  // item 32: the convergence test's bounds ([0], [1]) and (level 2) 1/γ and 1/α ([2], [3]) in
+  // shared memory, out of the loop's registers. One thread of the block writes them: the bounds
+  // here, the reciprocals of the γ and α an iteration divides by inside that iteration's grid
+  // barrier (gridBarrier's while_waiting, off thread 0's path where the block has another warp).
+  // The grid-wide sums' __syncthreads order each write before the block's reads, and every read
+  // of an iteration before the next iteration's write.
+  __shared__ double short_shared[4];
+  const int short_scalars = a.short_scalars;
+  const uint32_t scalar_thread = blockDim.x > 32 ? 32u : 0u;
+  if (short_scalars > 0 && threadIdx.x == scalar_thread)
     convergenceBounds(target, &short_shared[0], &short_shared[1]);
-    short_shared[2 + 2 * (iterations & 1)] = reciprocalOf(gamma);
-    short_shared[3 + 2 * (iterations & 1)] = reciprocalOf(double(alpha));
-  }
+  auto reciprocals = [&] {
+    if (short_scalars > 1 && threadIdx.x == scalar_thread) {
+      short_shared[2] = reciprocalOf(gamma);
+      short_shared[3] = reciprocalOf(double(alpha));
+    }
+  };
 
   const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
   for (int step = 0; step < budget && !done; ++step) {
@@ -1004,21 +1020,25 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
             if (threadIdx.x < stage_count) next = slotInputs(slot_particle, !odd);
           }
         },
-        a.split_sums, arrived);
+        a.split_sums, arrived, reciprocals);
     ++iterations;
     double beta_next, eta;  // β' and p'·A p'
-    if (a.short_scalars) {
-      // item 32: the same decisions and quotients as below, the square root and the reciprocals
-      // of γ and α off the chain every thread waits for
-      const int k = 2 * ((iterations - 1) & 1);
+    if (short_scalars > 0) {
+      // item 32: the same decisions and quotients as below, the square root (and at level 2 the
+      // reciprocals of γ and α) off the chain every thread waits for
       if (converges(sums[2], short_shared[0], short_shared[1], target) ||
           iterations >= max_iterations) {
         r_norm = sqrt(sums[2]);
         finished(iterations, r_norm, target, max_iterations, &converged, &done);
         break;
       }
-      beta_next = quotient(sums[0], gamma, short_shared[2 + k]);
-      eta = sums[1] - quotient(__dmul_rn(beta_next, sums[0]), double(alpha), short_shared[3 + k]);
+      if (short_scalars > 1) {
+        beta_next = quotient(sums[0], gamma, short_shared[2]);
+        eta = sums[1] - quotient(__dmul_rn(beta_next, sums[0]), double(alpha), short_shared[3]);
+      } else {
+        beta_next = sums[0] / gamma;
+        eta = sums[1] - beta_next * sums[0] / double(alpha);
+      }
     } else {
       r_norm = sqrt(sums[2]);
       if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
@@ -1034,14 +1054,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     alpha = static_cast<float>(sums[0] / eta);
     beta = static_cast<float>(beta_next);
     gamma = sums[0];
-    if (a.short_scalars) {
-      if (step + 1 >= budget) r_norm = sqrt(sums[2]);  // the launch's last iteration
-      if (threadIdx.x == scalar_thread) {  // for the next iteration, of the other parity
-        const int k = 2 * (iterations & 1);
-        short_shared[2 + k] = reciprocalOf(gamma);
-        short_shared[3 + k] = reciprocalOf(double(alpha));
-      }
-    }
+    if (short_scalars > 0 && step + 1 >= budget) r_norm = sqrt(sums[2]);  // the launch's last
   }
 
   if constexpr (kEarly) {

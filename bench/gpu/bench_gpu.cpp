@@ -414,9 +414,11 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.stage_springs = 1;  // and forced wherever it fits
       alternatives.push_back({"grid-springs-once", o});
       o.stage_springs = 0;
-      o.short_scalars = false;  // item 32 off
+      o.short_scalars = 0;  // item 32 off
       alternatives.push_back({"grid-scalars-plain", o});
-      o.short_scalars = true;
+      o.short_scalars = 1;  // its bounds only
+      alternatives.push_back({"grid-scalars-bounds", o});
+      o.short_scalars = 2;
       o.last_arrival = false;  // item 33 off
       alternatives.push_back({"grid-barrier-polled", o});
     }
@@ -689,7 +691,7 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
       case 32:
         applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
         if (!applies) note = "item 14's grid (up to single_reduction_max_particles) only";
-        o.short_scalars = false;
+        o.short_scalars = 0;
         break;
       case 33:
         applies = base.path == "grid";

@@ -1,5 +1,5 @@
 // Item 32 (CudaOptions::short_scalars): item 14's kernel forms an iteration's quotients by γ and α
-// from reciprocals formed the iteration before, in the compiler's own division sequence, and
+// from reciprocals formed during the grid barrier, in the compiler's own division sequence, and
 // decides |r| <= target from |r|² against bounds of target². Both must give the same bits as the
 // plain division and square root for every input, or the item changes the solve. Checked here on
 // the device over millions of inputs: random bit patterns over the whole double range
