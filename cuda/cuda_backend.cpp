@@ -455,6 +455,12 @@ Status CudaBackend::init() {
         "CudaOptions::stage_springs must be 0 (automatic), 1 (on) or -1 (off), not " +
         std::to_string(options_.stage_springs));
   }
+  if (options_.short_scalars < 0 || options_.short_scalars > 2) {
+    return Status::error(
+        "CudaOptions::short_scalars must be 0 (off), 1 (the convergence bounds) or "
+        "2 (also the early reciprocals), not " +
+        std::to_string(options_.short_scalars));
+  }
   if (options_.stage_halo < -1 || options_.stage_halo > 1) {
     return Status::error("CudaOptions::stage_halo must be 0 (automatic), 1 (on) or -1 (off), not " +
                          std::to_string(options_.stage_halo));

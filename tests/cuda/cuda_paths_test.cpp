@@ -515,6 +515,12 @@ TEST(GridBlock, A512ThreadGridFollowsTheCpu) {
   }
 }
 
+TEST(ShortScalars, RefusesAnythingBut0And1And2) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  expectOptionValues("short_scalars", [](CudaOptions& o, int v) { o.short_scalars = v; },
+                     {-1, 3, 100}, {0, 1, 2});
+}
+
 TEST(GatherBatch, RefusesAnythingBut0And1And3And4) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   expectOptionValues("gather_batch", [](CudaOptions& o, int v) { o.gather_batch = v; },
