@@ -455,12 +455,6 @@ Status CudaBackend::init() {
         "CudaOptions::stage_springs must be 0 (automatic), 1 (on) or -1 (off), not " +
         std::to_string(options_.stage_springs));
   }
-  if (options_.short_scalars < 0 || options_.short_scalars > 2) {
-    return Status::error(
-        "CudaOptions::short_scalars must be 0 (off), 1 (the convergence bounds) or "
-        "2 (also the early reciprocals), not " +
-        std::to_string(options_.short_scalars));
-  }
   if (options_.stage_halo < -1 || options_.stage_halo > 1) {
     return Status::error("CudaOptions::stage_halo must be 0 (automatic), 1 (on) or -1 (off), not " +
                          std::to_string(options_.stage_halo));
@@ -1231,7 +1225,6 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_carveout = stage_carveout;
   whole.args.split_sums = options_.split_sums;
   whole.args.paired_walk = options_.paired_walk;
-  whole.args.short_scalars = options_.short_scalars;
   whole.args.last_arrival = options_.last_arrival;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;

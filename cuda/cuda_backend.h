@@ -146,15 +146,6 @@ struct CudaOptions {
   // from shared memory, both entries' and both neighbours' reads issued before either product,
   // instead of one at a time through a branch between shared and global memory. The same bits.
   bool paired_walk = true;
-  // Item 32, item 14's grid kernel: the scalars an iteration forms after its grid-wide sums, on a
-  // shorter chain of dependent double operations that every thread waits for. 1: the convergence
-  // test |r| <= target takes |r|² against bounds of target² (2^-40 apart, where target² is a
-  // normal number), the square root only between them or when the solve stops. 2: also β =
-  // (r'·u') / γ and the quotient by α from reciprocals of γ and α that one thread forms during the
-  // grid barrier (while thread 0 waits for its arrival's round trip), in the compiler's own
-  // division sequence (its exact operations, and the division itself wherever that sequence's
-  // range check sends it). 0: neither. The same bits at every level.
-  int short_scalars = 2;
   // Item 33, kGrid: the grid barrier as cooperative groups' (each block's arrival an atomic add
   // with release semantics, then a poll of the barrier word with acquire semantics until its top
   // bit flips), except that the block whose add completes the barrier sees that in the add's

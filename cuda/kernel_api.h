@@ -350,10 +350,6 @@ struct WholeCgArgs {
   // item 27's kernel only (item 30): each row walks its staged entries two at a time from shared
   // memory, both entries' reads issued before either product; false: one at a time
   bool paired_walk = true;
-  // item 14's kernel (item 32): the iteration's scalars on a shorter dependent chain: 1, the
-  // convergence test without the square root wherever |r|² is clear of the target²; 2, also the
-  // quotients by γ and α from reciprocals formed during the grid barrier; 0 neither. The same bits
-  int short_scalars = 2;
   // grid only (item 33), with reduction.arrived: the grid barrier's last block to arrive goes on
   // without reading the barrier word again (its arrival also acquires); false: cooperative
   // groups' grid sync

@@ -8,7 +8,6 @@
 
 #include "cuda/device_common.cuh"
 #include "cuda/kernel_api.h"
-#include "cuda/short_scalars.h"
 #include "sim/spring_force.h"
 
 namespace hooke::cuda {
@@ -323,12 +322,9 @@ constexpr int kSumBatch = 5;
 // other block polls the word with acquire loads until the bit has flipped, as cooperative groups
 // does. The last block to arrive is the one the whole grid waits for: it saves the poll's round
 // trip to L2. __syncthreads before and after order the block's other threads' accesses around
-// thread 0's (as in cooperative groups). `while_waiting` runs in every thread between them (before
-// cooperative groups' sync without item 33).
-template <typename WhileWaiting>
-__device__ __forceinline__ void gridBarrier(uint32_t* arrived, WhileWaiting while_waiting) {
+// thread 0's (as in cooperative groups).
+__device__ __forceinline__ void gridBarrier(uint32_t* arrived) {
   if (arrived == nullptr) {
-    while_waiting();
     cg::this_grid().sync();
     return;
   }
@@ -347,28 +343,20 @@ __device__ __forceinline__ void gridBarrier(uint32_t* arrived, WhileWaiting whil
       } while (((before ^ now) & 0x80000000u) == 0);
     }
   }
-  // the other threads, while thread 0 waits for its add's round trip (item 32's reciprocals)
-  while_waiting();
   __syncthreads();
 }
 
-struct NothingToDo {
-  __device__ void operator()() const {}
-};
-
-template <int N, int kAblate, int kMaxThreads, typename AfterBarrier,
-          typename WhileWaiting = NothingToDo>
+template <int N, int kAblate, int kMaxThreads, typename AfterBarrier>
 __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride,
                                            AfterBarrier after_barrier, bool split = false,
-                                           uint32_t* arrived = nullptr,
-                                           WhileWaiting while_waiting = {}) {
+                                           uint32_t* arrived = nullptr) {
   if constexpr (kAblate == kAblateShuffle) {
     blockTotals<N, kAblate, kMaxThreads>(v);
     if (threadIdx.x == 0) {
       for (int k = 0; k < N; ++k)
         partials[k * stride + blockIdx.x] = v[k];
     }
-    gridBarrier(arrived, while_waiting);
+    gridBarrier(arrived);
     after_barrier();
     threadPartials<N>(partials, stride, int(gridDim.x), v);
     blockTotals<N, kAblate, kMaxThreads>(v);
@@ -381,7 +369,7 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     }
     // the barrier also orders this block's reads of `totals` (the iteration before) before
     // thread 0 writes it again below
-    gridBarrier(arrived, while_waiting);
+    gridBarrier(arrived);
     if (split && blockDim.x >= 32 * N) {
       const int warp = int(threadIdx.x >> 5), lane = int(threadIdx.x & 31), count = int(gridDim.x);
       const double* base = partials + (warp < N ? warp : 0) * stride;
@@ -449,58 +437,6 @@ __device__ __forceinline__ bool finished(int iterations, double r_norm, double t
   return false;
 }
 
-// Item 32. The decision sqrt(s) <= target without the square root: s <= lo certainly passes and
-// s >= hi certainly fails, where lo and hi are target² (rounded) scaled by 1 ∓ 2^-40; only between
-// them (and for a NaN) the square root decides. For a target in [2^-400, 2^400]: target² is then
-// normal, lo < target² (1 − 2^-41), so sqrt(s) < target (1 − 2^-42) and its rounding cannot reach
-// target; likewise hi > target² (1 + 2^-41), whose square root lies 2^10 ulps above target.
-// Outside that range lo = −1 and hi = NaN send every s to the square root. So the same
-// decisions, bit for bit, as sqrt(s) <= target.
-__device__ __forceinline__ void convergenceBounds(double target, double* lo, double* hi) {
-  *lo = -1.0;
-  *hi = __longlong_as_double(0x7ff8000000000000LL);
-  if (target >= 0x1p-400 && target <= 0x1p400) {
-    const double t2 = target * target;
-    *lo = t2 * (1.0 - 0x1p-40);
-    *hi = t2 * (1.0 + 0x1p-40);
-  }
-}
-
-__device__ __forceinline__ bool converges(double s, double lo, double hi, double target) {
-  if (s <= lo) return true;
-  if (s >= hi) return false;
-  return sqrt(s) <= target;
-}
-
-// Item 32. x / y in the compiler's own sequence for a double division on sm_90 (ptxas' div.rn.f64:
-// an approximate reciprocal of y's upper word with a lower word of 1, two Newton steps, then the
-// quotient, its remainder by fma and one correction, taken where a range check on x and the
-// quotient passes, else its full division), split so that the part that depends on y alone,
-// `reciprocalOf`, can be formed before x is known. Where the check fails, x / y itself, which
-// takes the same check and then the same slow path. So the same bits as x / y for every x and y
-// (checked bit for bit against x / y on the device: tests/cuda, DeviceScalars).
-__device__ __forceinline__ double reciprocalOf(double y) {
-  double r;
-  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(y));
-  r = __hiloint2double(__double2hiint(r), 1);
-  double e = __fma_rn(-y, r, 1.0);
-  e = __fma_rn(e, e, e);
-  r = __fma_rn(r, e, r);
-  e = __fma_rn(-y, r, 1.0);
-  return __fma_rn(r, e, r);
-}
-
-__device__ __forceinline__ double quotient(double x, double y, double reciprocal) {
-  double q = __dmul_rn(x, reciprocal);
-  const double remainder = __fma_rn(-y, q, x);
-  q = __fma_rn(reciprocal, remainder, q);
-  const float check =
-      __fmaf_rn(0.0f, __int_as_float(__double2hiint(y)), __int_as_float(__double2hiint(q)));
-  const bool in_range =
-      fabsf(check) > 0x1p-129f && !(fabsf(__int_as_float(__double2hiint(x))) < 0x1.cp-121f);
-  return in_range ? q : x / y;
-}
-
 // Where a whole-CG launch left the solve, for the host and the next launch (one thread writes).
 __device__ __forceinline__ void publish(CgScalars* scalars, int iterations, double r_norm,
                                         double rz, float alpha, float beta, int converged,
@@ -552,7 +488,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
     if constexpr (kOneBlock) {
       __syncthreads();
     } else {
-      gridBarrier(arrived, NothingToDo{});
+      gridBarrier(arrived);
     }
   };
   // Totals of N sums in every thread of every block. Fused: each block sums the block partials
@@ -895,24 +831,6 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     if (threadIdx.x < stage_count) next = slotInputs(slot_particle, iterations & 1);
   }
 
-  // item 32: the convergence test's bounds ([0], [1]) and (level 2) 1/γ and 1/α ([2], [3]) in
-  // shared memory, out of the loop's registers. One thread of the block writes them: the bounds
-  // here, the reciprocals of the γ and α an iteration divides by inside that iteration's grid
-  // barrier (gridBarrier's while_waiting, off thread 0's path where the block has another warp).
-  // The grid-wide sums' __syncthreads order each write before the block's reads, and every read
-  // of an iteration before the next iteration's write.
-  __shared__ double short_shared[4];
-  const int short_scalars = a.short_scalars;
-  const uint32_t scalar_thread = blockDim.x > 32 ? 32u : 0u;
-  if (short_scalars > 0 && threadIdx.x == scalar_thread)
-    convergenceBounds(target, &short_shared[0], &short_shared[1]);
-  auto reciprocals = [&] {
-    if (short_scalars > 1 && threadIdx.x == scalar_thread) {
-      short_shared[2] = reciprocalOf(gamma);
-      short_shared[3] = reciprocalOf(double(alpha));
-    }
-  };
-
   const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
   for (int step = 0; step < budget && !done; ++step) {
     const bool odd = iterations & 1, first = iterations == 0;
@@ -1020,41 +938,20 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
             if (threadIdx.x < stage_count) next = slotInputs(slot_particle, !odd);
           }
         },
-        a.split_sums, arrived, reciprocals);
+        a.split_sums, arrived);
     ++iterations;
-    double beta_next, eta;  // β' and p'·A p'
-    if (short_scalars > 0) {
-      // item 32: the same decisions and quotients as below, the square root (and at level 2 the
-      // reciprocals of γ and α) off the chain every thread waits for
-      if (converges(sums[2], short_shared[0], short_shared[1], target) ||
-          iterations >= max_iterations) {
-        r_norm = sqrt(sums[2]);
-        finished(iterations, r_norm, target, max_iterations, &converged, &done);
-        break;
-      }
-      if (short_scalars > 1) {
-        beta_next = quotient(sums[0], gamma, short_shared[2]);
-        eta = sums[1] - quotient(__dmul_rn(beta_next, sums[0]), double(alpha), short_shared[3]);
-      } else {
-        beta_next = sums[0] / gamma;
-        eta = sums[1] - beta_next * sums[0] / double(alpha);
-      }
-    } else {
-      r_norm = sqrt(sums[2]);
-      if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
-      beta_next = sums[0] / gamma;
-      eta = sums[1] - beta_next * sums[0] / double(alpha);
-    }
+    r_norm = sqrt(sums[2]);
+    if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
+    const double beta_next = sums[0] / gamma;
+    const double eta = sums[1] - beta_next * sums[0] / double(alpha);  // p'·A p'
     if (!(eta > 0.0)) {
       breakdown = 1;
       done = 1;
-      r_norm = sqrt(sums[2]);
       break;
     }
     alpha = static_cast<float>(sums[0] / eta);
     beta = static_cast<float>(beta_next);
     gamma = sums[0];
-    if (short_scalars > 0 && step + 1 >= budget) r_norm = sqrt(sums[2]);  // the launch's last
   }
 
   if constexpr (kEarly) {
@@ -1375,70 +1272,6 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
                                   dim3(launch.block), parameters, shared, stream);
   if (e != cudaSuccess) return e;
   return cudaGetLastError();
-}
-
-}  // namespace hooke::cuda
-
-// ---- item 32's operations against the plain ones (cuda/short_scalars.h) ----
-
-namespace hooke::cuda {
-namespace {
-
-__global__ void shortScalarsKernel(const double* x, const double* y, size_t n, double* quotients,
-                                   double* divided, uint8_t* passes, uint8_t* rooted) {
-  for (size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x; k < n;
-       k += size_t(gridDim.x) * blockDim.x) {
-    const double r = reciprocalOf(y[k]);
-    quotients[k] = quotient(x[k], y[k], r);
-    divided[k] = x[k] / y[k];
-    double lo, hi;
-    convergenceBounds(y[k], &lo, &hi);
-    passes[k] = converges(x[k], lo, hi, y[k]) ? 1 : 0;
-    rooted[k] = sqrt(x[k]) <= y[k] ? 1 : 0;
-  }
-}
-
-}  // namespace
-
-bool compareShortScalars(const std::vector<double>& x, const std::vector<double>& y,
-                         ShortScalarsCheck* out, std::string* why) {
-  if (x.size() != y.size()) {
-    *why = "x and y differ in size";
-    return false;
-  }
-  const size_t n = x.size();
-  out->quotient.assign(n, 0.0);
-  out->divided.assign(n, 0.0);
-  out->passes.assign(n, 0);
-  out->rooted.assign(n, 0);
-  if (n == 0) return true;
-  const size_t doubles = n * sizeof(double), bytes = n * sizeof(uint8_t);
-  char* arena = nullptr;
-  cudaError_t e = cudaMalloc(&arena, 4 * doubles + 2 * bytes);
-  if (e == cudaSuccess) {
-    double* dx = reinterpret_cast<double*>(arena);
-    double *dy = dx + n, *dq = dy + n, *dd = dq + n;
-    uint8_t* dp = reinterpret_cast<uint8_t*>(dd + n);
-    uint8_t* dr = dp + n;
-    e = cudaMemcpy(dx, x.data(), doubles, cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) e = cudaMemcpy(dy, y.data(), doubles, cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) {
-      shortScalarsKernel<<<256, 256>>>(dx, dy, n, dq, dd, dp, dr);
-      e = cudaGetLastError();
-    }
-    if (e == cudaSuccess) e = cudaMemcpy(out->quotient.data(), dq, doubles, cudaMemcpyDeviceToHost);
-    if (e == cudaSuccess) e = cudaMemcpy(out->divided.data(), dd, doubles, cudaMemcpyDeviceToHost);
-    if (e == cudaSuccess) e = cudaMemcpy(out->passes.data(), dp, bytes, cudaMemcpyDeviceToHost);
-    if (e == cudaSuccess) e = cudaMemcpy(out->rooted.data(), dr, bytes, cudaMemcpyDeviceToHost);
-    const cudaError_t freed = cudaFree(arena);
-    if (e == cudaSuccess) e = freed;
-  }
-  if (e != cudaSuccess) {
-    *why = std::string("CUDA: ") + cudaGetErrorString(e);
-    cudaGetLastError();
-    return false;
-  }
-  return true;
 }
 
 }  // namespace hooke::cuda

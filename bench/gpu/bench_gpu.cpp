@@ -414,11 +414,6 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.stage_springs = 1;  // and forced wherever it fits
       alternatives.push_back({"grid-springs-once", o});
       o.stage_springs = 0;
-      o.short_scalars = 0;  // item 32 off
-      alternatives.push_back({"grid-scalars-plain", o});
-      o.short_scalars = 1;  // its bounds only
-      alternatives.push_back({"grid-scalars-bounds", o});
-      o.short_scalars = 2;
       o.last_arrival = false;  // item 33 off
       alternatives.push_back({"grid-barrier-polled", o});
     }
@@ -537,7 +532,6 @@ constexpr Item kItems[] = {
     {29, "29", "each grid-wide sum by a warp of its own, loaded before the fill (off: warp 0)"},
     {30, "30", "item 27's rows walk shared entries two at a time (off: one, through a branch)"},
     {31, "31", "each block's springs staged once (off: entries staged only at 20 bytes each)"},
-    {32, "32", "item 14's scalars off the square root and from early reciprocals (off: plain)"},
     {33, "33", "the grid barrier's last block goes on without polling (off: cooperative groups)"},
 };
 
@@ -687,11 +681,6 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         if (!applies)
           note = "where the 20-byte entries do not fit a block (one round of rows) only";
         o.stage_springs = -1;
-        break;
-      case 32:
-        applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
-        if (!applies) note = "item 14's grid (up to single_reduction_max_particles) only";
-        o.short_scalars = 0;
         break;
       case 33:
         applies = base.path == "grid";

@@ -515,12 +515,6 @@ TEST(GridBlock, A512ThreadGridFollowsTheCpu) {
   }
 }
 
-TEST(ShortScalars, RefusesAnythingBut0And1And2) {
-  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
-  expectOptionValues("short_scalars", [](CudaOptions& o, int v) { o.short_scalars = v; },
-                     {-1, 3, 100}, {0, 1, 2});
-}
-
 TEST(GatherBatch, RefusesAnythingBut0And1And3And4) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   expectOptionValues("gather_batch", [](CudaOptions& o, int v) { o.gather_batch = v; },
@@ -772,10 +766,9 @@ TEST(StagedHalo, SpringsOnceWhereTheEntriesPassABlockOtherwise) {
 // 256-thread blocks: 256 blocks on the H200, 160 per batch), and in 64-thread blocks, where it
 // does not apply (fewer warps than sums). Item 30 likewise: item 27's rows walking their staged
 // entries two at a time give the bits of one at a time (the cases above with item 27: lanes that
-// walk 0 to 11 entries past the 2 they hold, odd and even counts). Items 32 and 33 likewise: the
-// scalars from early reciprocals and the convergence bounds (item 14's kernels), and the grid
-// barrier's last block going on without a poll (every grid kernel), give the bits and iterations
-// of the plain division, square root and cooperative groups' grid sync.
+// walk 0 to 11 entries past the 2 they hold, odd and even counts). Item 33 likewise: the grid
+// barrier's last block going on without a poll (every grid kernel) gives the bits and iterations
+// of cooperative groups' grid sync.
 TEST(SplitSums, EachSumByItsOwnWarpAndPairedWalksGiveTheSameBits) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {}), cloth64 = makeCloth(64, {});
@@ -816,9 +809,7 @@ TEST(SplitSums, EachSumByItsOwnWarpAndPairedWalksGiveTheSameBits) {
     CudaOptions warp0 = c.options, single_walk = c.options, plain = c.options;
     warp0.split_sums = false;
     single_walk.paired_walk = false;
-    single_walk.short_scalars = 1;  // and item 32's bounds without its reciprocals
-    plain.short_scalars = 0;        // items 32 and 33 off
-    plain.last_arrival = false;
+    plain.last_arrival = false;  // item 33 off
     HOOKE_CUDA_OR_SKIP(split, c.options);
     HOOKE_CUDA_OR_SKIP(joined, warp0);
     HOOKE_CUDA_OR_SKIP(walked, single_walk);
