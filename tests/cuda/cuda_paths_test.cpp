@@ -806,18 +806,18 @@ TEST(SplitSums, EachSumByItsOwnWarpAndPairedWalksGiveTheSameBits) {
   const SolverSettings settings = implicitSettings();
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    CudaOptions warp0 = c.options, single_walk = c.options, plain = c.options;
+    CudaOptions warp0 = c.options, single_walk = c.options, polled = c.options;
     warp0.split_sums = false;
     single_walk.paired_walk = false;
-    plain.last_arrival = false;  // item 33 off
+    polled.last_arrival = false;  // item 33 off
     HOOKE_CUDA_OR_SKIP(split, c.options);
     HOOKE_CUDA_OR_SKIP(joined, warp0);
     HOOKE_CUDA_OR_SKIP(walked, single_walk);
-    HOOKE_CUDA_OR_SKIP(plainly, plain);
+    HOOKE_CUDA_OR_SKIP(polling, polled);
     const Trajectory a = runSteps(*split, *c.scene, settings, c.steps);
     const Trajectory b = runSteps(*joined, *c.scene, settings, c.steps);
     const Trajectory d = runSteps(*walked, *c.scene, settings, c.steps);
-    const Trajectory f = runSteps(*plainly, *c.scene, settings, c.steps);
+    const Trajectory f = runSteps(*polling, *c.scene, settings, c.steps);
     ASSERT_TRUE(a.ok && b.ok && d.ok && f.ok) << a.error << b.error << d.error << f.error;
     CgPath path = CgPath::kAuto;
     ASSERT_TRUE(cudaCgPath(*split, &path));
