@@ -997,18 +997,19 @@ Status CudaBackend::load(const Model& model, const State& state) {
       return prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
     };
     const bool entries_wanted = options_.stage_entries && halo.entry_slots > 0;
-    // the entries 20 bytes each, or (item 31) each spring of the block once and a 4-byte word per
-    // entry: automatically only where the first does not fit, forced wherever the second does
+    // (item 31) each spring of the block once and a 4-byte word per entry wherever that fits,
+    // else (automatic) the entries at 20 bytes each: with each form's walk in a kernel of its own,
+    // item 31 measured 0–1 % either way up to 16k particles and 7 % faster at cloth 256
+    // (bench/results/gpu-h200-2026-12-03-barrier.json, "paths": grid-springs-once)
     const bool springs_ok = options_.stage_springs >= 0 && halo.spring_slots > 0;
     const bool wide_ok = options_.stage_springs <= 0 && halo.entry_slots <= kStagedMaxEntries;
     auto entriesFit = [&](bool rows) {
-      if (wide_ok && fits(halo.entry_slots, rows)) {
-        spring_slots = 0;
+      if (springs_ok && fits(halo.entry_slots, rows, halo.spring_slots)) {
+        spring_slots = halo.spring_slots;
         return true;
       }
-      spring_slots =
-          springs_ok && fits(halo.entry_slots, rows, halo.spring_slots) ? halo.spring_slots : 0u;
-      return spring_slots > 0;
+      spring_slots = 0;
+      return wide_ok && fits(halo.entry_slots, rows);
     };
     // item 27 needs the entries staged (one round of rows); without it, the entries alone
     stage_rows = entries_wanted && staged_rows_ok_ && entriesFit(true);
