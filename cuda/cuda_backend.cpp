@@ -1227,6 +1227,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.split_sums = options_.split_sums;
   whole.args.paired_walk = options_.paired_walk;
   whole.args.last_arrival = options_.last_arrival;
+  whole.args.lane_sums = options_.lane_sums;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;

@@ -155,6 +155,12 @@ struct CudaOptions {
   // result, made an acquire too, and goes on without polling: one round trip to L2 less for the
   // last block, which the whole grid waits for. The same bits.
   bool last_arrival = true;
+  // Item 35, item 27's kernel on 4 or more gather lanes: every lane of a row finishes it (the same
+  // values; the first lane alone stores them) and lane k forms the row's sum k (r'·u', w'·u',
+  // r'·r'), so the block's sums shuffle one double per level over the lanes of each rank instead
+  // of three over the whole warp (2 levels fewer on 4 lanes, 4 on 16), and each row converts 6
+  // floats to double instead of 9. The same bits.
+  bool lane_sums = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the

@@ -267,12 +267,14 @@ __device__ __forceinline__ glm::vec3 bodyForce(const DeviceModel& m, float mass,
 // spring sum (entries row_start + sub, + lanes, ...) and whatever else finish needs; finish(i, r)
 // then runs once per particle with r.springs the whole sum. With one lane: a plain grid-stride
 // loop without shuffles (the compiler may then overlap one particle's loads with the next one's);
-// with several: rounds of groups, a group's parts summed by groupSum.
+// with several: rounds of groups, a group's parts summed by groupSum, and finish run by the
+// group's first lane (every_lane: by each of its lanes, with the same r).
 // gatherRows over slots 0 .. slots − 1 instead of rows, slot k gathering row rowOf(k), or nothing
 // when that is kNoParticle (item 23's lattice tiles; every row must be some slot's, once)
 template <typename RowOf, typename Row, typename Finish>
 __device__ __forceinline__ void gatherSlots(const GatherLanes& g, uint32_t first, uint32_t stride,
-                                            uint32_t slots, RowOf rowOf, Row row, Finish finish) {
+                                            uint32_t slots, RowOf rowOf, Row row, Finish finish,
+                                            bool every_lane = false) {
   if (g.lanes == 1) {
     for (uint32_t k = first; k < slots; k += stride) {
       const uint32_t i = rowOf(k);
@@ -287,7 +289,7 @@ __device__ __forceinline__ void gatherSlots(const GatherLanes& g, uint32_t first
     decltype(row(0u, 0u, 1u)) r{};
     if (valid) r = row(i, g.sub, g.lanes);
     r.springs = groupSum(valid ? r.springs : glm::vec3(0.0f), g.lanes);
-    if (valid && g.sub == 0) finish(i, r);
+    if (valid && (every_lane || g.sub == 0)) finish(i, r);
   }
 }
 
@@ -328,9 +330,10 @@ __device__ __forceinline__ void gatherSlotsAhead(const GatherLanes& g, uint32_t 
 
 template <typename Row, typename Finish>
 __device__ __forceinline__ void gatherRows(const GatherLanes& g, uint32_t first, uint32_t stride,
-                                           uint32_t n, Row row, Finish finish) {
+                                           uint32_t n, Row row, Finish finish,
+                                           bool every_lane = false) {
   gatherSlots(
-      g, first, stride, n, [](uint32_t k) { return k; }, row, finish);
+      g, first, stride, n, [](uint32_t k) { return k; }, row, finish, every_lane);
 }
 
 // f_i = base + Σ_{s ∋ i} ±f_s, the spring forces at (x, v) gathered over i's springs in spring
@@ -384,15 +387,29 @@ __device__ __forceinline__ double warpSum(double v) {
 
 // Σ of N values over the block, fixed order: warps by shuffle, then warp 0 over the warp sums.
 // Thread 0 holds the totals. blockDim.x must be a multiple of 32; call once per kernel.
+// Item 35 (spread > 1, a power of two >= N): the threads come in groups of `spread` lanes of which
+// only the first held values (the others +0.0), and now lane k of each group holds its group's
+// value of sum k in v[0] instead: each lane sums v[0] over the lanes of its own rank in the warp,
+// in the tree warpSum's levels of offsets >= spread form, and adds the +0.0 the levels below it
+// added (so a −0.0 becomes +0.0 as there): the same warp sums, bit for bit, from one shuffled
+// double per level where there were N, and N − 1 levels fewer.
 template <int N>
-__device__ __forceinline__ void blockSum(double (&v)[N]) {
+__device__ __forceinline__ void blockSum(double (&v)[N], uint32_t spread = 1) {
   __shared__ double warp_sums[N][32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  for (int k = 0; k < N; ++k)
-    v[k] = warpSum(v[k]);
-  if (lane == 0) {
+  if (spread > 1) {
+    double x = v[0];
+    for (int offset = 16; offset >= int(spread); offset >>= 1)
+      x += __shfl_down_sync(0xffffffffu, x, offset);
+    x += 0.0;
+    if (lane < N) warp_sums[lane][warp] = x;
+  } else {
     for (int k = 0; k < N; ++k)
-      warp_sums[k][warp] = v[k];
+      v[k] = warpSum(v[k]);
+    if (lane == 0) {
+      for (int k = 0; k < N; ++k)
+        warp_sums[k][warp] = v[k];
+    }
   }
   __syncthreads();
   if (warp == 0) {

@@ -354,6 +354,10 @@ struct WholeCgArgs {
   // without reading the barrier word again (its arrival also acquires); false: cooperative
   // groups' grid sync
   bool last_arrival = true;
+  // item 27's kernel on 4 or more lanes (item 35): every lane of a row finishes it and lane k forms
+  // the row's sum k, the block's sums taking each from its own lanes; false: the first lane forms
+  // all three
+  bool lane_sums = true;
 };
 
 // Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).

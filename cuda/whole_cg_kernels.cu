@@ -349,7 +349,7 @@ __device__ __forceinline__ void gridBarrier(uint32_t* arrived) {
 template <int N, int kAblate, int kMaxThreads, typename AfterBarrier>
 __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride,
                                            AfterBarrier after_barrier, bool split = false,
-                                           uint32_t* arrived = nullptr) {
+                                           uint32_t* arrived = nullptr, uint32_t spread = 1) {
   if constexpr (kAblate == kAblateShuffle) {
     blockTotals<N, kAblate, kMaxThreads>(v);
     if (threadIdx.x == 0) {
@@ -362,7 +362,7 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     blockTotals<N, kAblate, kMaxThreads>(v);
   } else {
     __shared__ double totals[N];
-    blockSum<N>(v);
+    blockSum<N>(v, spread);
     if (threadIdx.x == 0) {
       for (int k = 0; k < N; ++k)
         partials[k * stride + blockIdx.x] = v[k];
@@ -415,11 +415,6 @@ __device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int
     for (int k = 0; k < N; ++k)
       v[k] = totals[k];
   }
-}
-
-template <int N, int kAblate, int kMaxThreads>
-__device__ __forceinline__ void gridTotals(double (&v)[N], double* partials, int stride) {
-  gridTotals<N, kAblate, kMaxThreads>(v, partials, stride, [] {});
 }
 
 // After an iteration: converged when |r| <= target, stopped at the cap; true when the solve ends.
@@ -831,6 +826,10 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     if (threadIdx.x < stage_count) next = slotInputs(slot_particle, iterations & 1);
   }
 
+  // item 35 (item 27's rows on 4 or more lanes): every lane of a row finishes it (the same values;
+  // only the first stores them) and lane k forms its sum k, which the block's sums then take from
+  // lane k of each row instead of all three from the first
+  const bool spread = kEarly && a.lane_sums && g.lanes >= 4;
   const int budget = a.iteration_budget > 0 ? a.iteration_budget : INT_MAX;
   for (int step = 0; step < budget && !done; ++step) {
     const bool odd = iterations & 1, first = iterations == 0;
@@ -922,14 +921,21 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         P.set(i, pi);
         dv.set(i, dvi);
       }
-      s_out.set(i, r.si);
-      r_out.set(i, r.ri);
-      w_out.set(i, wi);
-      sums[0] += dotDouble(r.ri, r.ui);
-      sums[1] += dotDouble(wi, r.ui);
-      sums[2] += dotDouble(r.ri, r.ri);
+      if (!spread || g.sub == 0) {
+        s_out.set(i, r.si);
+        r_out.set(i, r.ri);
+        w_out.set(i, wi);
+      }
+      if (spread) {
+        // item 35: lane k of the row forms sum k (lanes past the third: sum 0, never read)
+        sums[0] += dotDouble(g.sub == 1 ? wi : r.ri, g.sub == 2 ? r.ri : r.ui);
+      } else {
+        sums[0] += dotDouble(r.ri, r.ui);
+        sums[1] += dotDouble(wi, r.ui);
+        sums[2] += dotDouble(r.ri, r.ri);
+      }
     };
-    gatherRows(g, firstIndex(), gridStride(), n, row, finish);
+    gatherRows(g, firstIndex(), gridStride(), n, row, finish, spread);
     gridTotals<3, kAblate, kGridMaxThreads>(
         sums, a.reduction.partials + 3 * (iterations & 1) * a.reduction.stride, a.reduction.stride,
         [&] {
@@ -938,7 +944,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
             if (threadIdx.x < stage_count) next = slotInputs(slot_particle, !odd);
           }
         },
-        a.split_sums, arrived);
+        a.split_sums, arrived, spread ? g.lanes : 1u);
     ++iterations;
     r_norm = sqrt(sums[2]);
     if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;

@@ -416,6 +416,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.stage_springs = 0;
       o.last_arrival = false;  // item 33 off
       alternatives.push_back({"grid-barrier-polled", o});
+      o.last_arrival = true;
+      o.lane_sums = false;  // item 35 off
+      alternatives.push_back({"grid-sums-in-first-lane", o});
     }
     if (n > 32768 && n <= 262144) {
       // the grid beyond item 14's old limit (32768): its two-barrier kernel (item 14 off), and
@@ -533,6 +536,7 @@ constexpr Item kItems[] = {
     {30, "30", "item 27's rows walk shared entries two at a time (off: one, through a branch)"},
     {31, "31", "each block's springs staged once (off: entries staged only at 20 bytes each)"},
     {33, "33", "the grid barrier's last block goes on without polling (off: cooperative groups)"},
+    {35, "35", "lane k of a row forms its sum k for the block's sums (off: the first lane)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -686,6 +690,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid";
         if (!applies) note = "the grid path only";
         o.last_arrival = false;
+        break;
+      case 35:
+        applies = base.path == "grid" && base.staged_rows && base.lanes >= 4;
+        if (!applies) note = "item 27's rows on 4 or more lanes only";
+        o.lane_sums = false;
         break;
       case 24:
         applies = launched && base.ahead;

@@ -770,7 +770,9 @@ TEST(StagedHalo, SpringsOnceWhereTheEntriesPassABlockOtherwise) {
 // entries two at a time give the bits of one at a time (the cases above with item 27: lanes that
 // walk 0 to 11 entries past the 2 they hold, odd and even counts). Item 33 likewise: the grid
 // barrier's last block going on without a poll (every grid kernel) gives the bits and iterations
-// of cooperative groups' grid sync.
+// of cooperative groups' grid sync. Item 35 likewise: lane k of each row forming its sum k (item
+// 27's kernel on 4 lanes (cloth 16), 8 (volume 26) and 16 (cloth 32, cloth 64), and not on 2
+// (volume 10)) gives the bits of the first lane forming all three.
 TEST(SplitSums, EachSumByItsOwnWarpAndPairedWalksGiveTheSameBits) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {}), cloth64 = makeCloth(64, {});
@@ -809,40 +811,49 @@ TEST(SplitSums, EachSumByItsOwnWarpAndPairedWalksGiveTheSameBits) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     CudaOptions warp0 = c.options, single_walk = c.options, polled = c.options;
+    CudaOptions first_lane = c.options;
     warp0.split_sums = false;
     single_walk.paired_walk = false;
-    polled.last_arrival = false;  // item 33 off
+    polled.last_arrival = false;   // item 33 off
+    first_lane.lane_sums = false;  // item 35 off
     HOOKE_CUDA_OR_SKIP(split, c.options);
     HOOKE_CUDA_OR_SKIP(joined, warp0);
     HOOKE_CUDA_OR_SKIP(walked, single_walk);
     HOOKE_CUDA_OR_SKIP(polling, polled);
+    HOOKE_CUDA_OR_SKIP(in_first_lane, first_lane);
     const Trajectory a = runSteps(*split, *c.scene, settings, c.steps);
     const Trajectory b = runSteps(*joined, *c.scene, settings, c.steps);
     const Trajectory d = runSteps(*walked, *c.scene, settings, c.steps);
     const Trajectory f = runSteps(*polling, *c.scene, settings, c.steps);
-    ASSERT_TRUE(a.ok && b.ok && d.ok && f.ok) << a.error << b.error << d.error << f.error;
+    const Trajectory l = runSteps(*in_first_lane, *c.scene, settings, c.steps);
+    ASSERT_TRUE(a.ok && b.ok && d.ok && f.ok && l.ok)
+        << a.error << b.error << d.error << f.error << l.error;
     CgPath path = CgPath::kAuto;
     ASSERT_TRUE(cudaCgPath(*split, &path));
     EXPECT_EQ(path, CgPath::kGrid);
     EXPECT_TRUE(sameBytes(a.state, b.state));
     EXPECT_TRUE(sameBytes(a.state, d.state));
     EXPECT_TRUE(sameBytes(a.state, f.state));
+    EXPECT_TRUE(sameBytes(a.state, l.state));
     ASSERT_EQ(a.stats.size(), b.stats.size());
     ASSERT_EQ(a.stats.size(), d.stats.size());
     ASSERT_EQ(a.stats.size(), f.stats.size());
+    ASSERT_EQ(a.stats.size(), l.stats.size());
     for (size_t k = 0; k < a.stats.size(); ++k) {
       EXPECT_EQ(a.stats[k].cg_iterations, b.stats[k].cg_iterations) << "step " << k;
       EXPECT_EQ(a.stats[k].cg_iterations, d.stats[k].cg_iterations) << "step " << k;
       EXPECT_EQ(a.stats[k].cg_iterations, f.stats[k].cg_iterations) << "step " << k;
       EXPECT_EQ(a.stats[k].cg_residual, f.stats[k].cg_residual) << "step " << k;
+      EXPECT_EQ(a.stats[k].cg_iterations, l.stats[k].cg_iterations) << "step " << k;
+      EXPECT_EQ(a.stats[k].cg_residual, l.stats[k].cg_residual) << "step " << k;
     }
     bool rows = false;
     cudaStagedHalo(*split, nullptr, &rows);
-    std::printf("[ split    ] %-22s block %3d%s, %d CG iterations, same bits: %s %s %s\n", c.name,
-                cudaGridBlock(*split), rows ? " (item 27)" : "", totalIterations(a),
-                sameBytes(a.state, b.state) ? "yes" : "no",
-                sameBytes(a.state, d.state) ? "yes" : "no",
-                sameBytes(a.state, f.state) ? "yes" : "no");
+    std::printf(
+        "[ split    ] %-22s block %3d%s, %d CG iterations, same bits: %s %s %s %s\n", c.name,
+        cudaGridBlock(*split), rows ? " (item 27)" : "", totalIterations(a),
+        sameBytes(a.state, b.state) ? "yes" : "no", sameBytes(a.state, d.state) ? "yes" : "no",
+        sameBytes(a.state, f.state) ? "yes" : "no", sameBytes(a.state, l.state) ? "yes" : "no");
   }
 }
 
