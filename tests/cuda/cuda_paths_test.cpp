@@ -875,6 +875,17 @@ TEST(StagedHalo, SameBitsOnLargerGrids) {
                                Case{&mid, 0, 0, 0, 4, one_round}, Case{&large, 4, 0, 0, 3, 0}});
 }
 
+// Item 27 where a block's halo takes several rounds of its threads: cloth 64 in 64 blocks of 64
+// rows and volume 16 in 32 blocks of 32 (one round of rows on any GPU; halos of 2.25 to 6 times
+// the block's rows), in one launch per solve and in launches of 3 iterations: the fill's later
+// rounds give the unstaged bytes
+TEST(StagedHalo, HalosOfSeveralRoundsGiveTheSameBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  using staged_test::Case;
+  const Scene cloth64 = makeCloth(64, {}), volume16 = makeVolume(16, {});
+  staged_test::expectSameBits({Case{&cloth64, 1, 64, 0, 3, 1}, Case{&volume16, 1, 32, 3, 3, 1}});
+}
+
 // The same in the packed float3 layout and with the default carve-out instead of the L1-preferred
 // one (then the halo's shared memory comes from the driver's own split), and with one lane and
 // several rounds of rows (cloth 384: 147456 rows, more than a grid of 256-thread blocks holds at
