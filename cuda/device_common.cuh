@@ -392,7 +392,7 @@ __device__ __forceinline__ double warpSum(double v) {
 // value of sum k in v[0] instead: each lane sums v[0] over the lanes of its own rank in the warp,
 // in the tree warpSum's levels of offsets >= spread form, and adds the +0.0 the levels below it
 // added (so a −0.0 becomes +0.0 as there): the same warp sums, bit for bit, from one shuffled
-// double per level where there were N, and N − 1 levels fewer.
+// double per level where there were N, and log2(spread) levels fewer.
 template <int N>
 __device__ __forceinline__ void blockSum(double (&v)[N], uint32_t spread = 1) {
   __shared__ double warp_sums[N][32];
