@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""scripts/perf_tables.py on a committed H200 result: the rows docs/PERFORMANCE.md quotes, and a
+one-line error with exit code 2 for a missing file or one that is not a result."""
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import perf_tables  # noqa: E402
+
+RESULT = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-03-lane-sums.json")
+START = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-03-barrier.json")
+
+
+def run(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = perf_tables.main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+class PerfTables(unittest.TestCase):
+    def test_step_rows(self):
+        code, out, _ = run("step", RESULT)
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 2 + 12)  # header, rule, 6 cloth and 6 volume systems
+        self.assertIn("| cloth | 32 | 1,024 | 5,826 | 36.05 [102.6] | 3.10 [20.9] | **0.46** [2.9] "
+                      "(grid, 16) | 149 | 77.6× | 6.7× |", lines)
+        self.assertTrue(any(l.startswith("| cloth | 1024 |") and "(launches, 1, tiles 32x8x1, joined 4)" in l
+                            for l in lines))
+
+    def test_fixed_against_a_start(self):
+        code, out, _ = run("fixed", RESULT, "--start", START)
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        self.assertIn("| volume | 41 | 0.50 [4.6] | **0.51** [4.6] | 1.02 | 23.1× | 3.29 | 1.9 | 1.41× | – |",
+                      lines)
+        self.assertIn("| cloth | 256 | 0.70 [6.6] | **0.67** [6.2] | 0.96 | 21.5× | 3.29 | 5.1 | 1.89× | 1.22× |",
+                      lines)
+        self.assertTrue(any(l.startswith("| cloth | 1024 |") and l.endswith("| – | 1.21× |") for l in lines))
+
+    def test_ablation_rows(self):
+        code, out, _ = run("ablation", RESULT)
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        self.assertEqual(lines[0], "| item off | cloth 32 | cloth 128 | cloth 1024 | volume 16 | volume 64 |")
+        self.assertIn("| 35 lane k of a row forms its sum k for the block's sums (off: the first lane) "
+                      "| 1.01 | 1.03 | n/a | 0.94 | n/a |", lines)
+        self.assertTrue(any(l.startswith("| 2 ") and l.endswith("| 2.27 (120.5 it) |") for l in lines))
+
+    def test_paths(self):
+        code, out, _ = run("paths", RESULT, "grid", "grid-sums-in-first-lane")
+        self.assertEqual(code, 0)
+        self.assertIn("| volume 41 | 4.621 | 4.721 |", out.splitlines())
+
+    def test_bad_input_exits_2_with_one_line(self):
+        code, out, err = run("step", os.path.join(ROOT, "no-such-result.json"))
+        self.assertEqual((code, out), (2, ""))
+        self.assertEqual(len(err.strip().splitlines()), 1)
+        self.assertIn("cannot read", err)
+        with tempfile.TemporaryDirectory() as d:
+            broken, other = os.path.join(d, "broken.json"), os.path.join(d, "other.json")
+            with open(broken, "w") as f:
+                f.write("{\"rows\": [")
+            with open(other, "w") as f:
+                json.dump({"runs": []}, f)
+            for path, words in ((broken, "is not JSON"), (other, "is not a hooke-bench-gpu result")):
+                code, out, err = run("ablation", path)
+                self.assertEqual((code, out), (2, ""))
+                self.assertIn(words, err)
+                self.assertEqual(len(err.strip().splitlines()), 1)
+            code, _, err = run("fixed", RESULT, "--start", other)
+            self.assertEqual(code, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
