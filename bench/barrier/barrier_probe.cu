@@ -7,7 +7,6 @@
 // bench/results/barrier-probe-h200-*.txt. Not a test: it asserts nothing and needs a GPU.
 #include <cooperative_groups.h>
 #include <cstdio>
-#include <cstdlib>
 namespace cg = cooperative_groups;
 
 __device__ __forceinline__ double warpAllSum(double v) {
@@ -162,80 +161,96 @@ __global__ void __launch_bounds__(512, 1) probe(int iters, unsigned* counter, do
   if (threadIdx.x == 0) out[blockIdx.x] = acc + x;
 }
 
+// One launch of `iters` iterations: its time in ms, or a negative value when it failed (said on
+// stderr).
 template <int V, bool S, int K = 8>
 float run(int blocks, int threads, int iters, unsigned* counter, double* partials, double* out,
-          float* vec, int n) {
+          float* vec, int n, cudaEvent_t start, cudaEvent_t stop) {
   cudaMemset(counter, 0, 64 * 1024);
   void* args[] = {&iters, &counter, &partials, &blocks, &out, &vec, &n};
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  cudaEventRecord(a);
+  cudaEventRecord(start);
   cudaError_t e = cudaLaunchCooperativeKernel((void*)probe<V, S, K>, blocks, threads, args, 0, 0);
-  cudaEventRecord(b);
-  cudaEventSynchronize(b);
+  cudaEventRecord(stop);
+  cudaEventSynchronize(stop);
   if (e == cudaSuccess) e = cudaGetLastError();
+  float ms = -1.0f;
+  if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, start, stop);
   if (e != cudaSuccess) {
     fprintf(stderr, "hooke-barrier-probe: launch failed: %s\n", cudaGetErrorString(e));
-    exit(1);
+    return -1.0f;
   }
-  float ms;
-  cudaEventElapsedTime(&ms, a, b);
   return ms;
 }
 
+struct Buffers {
+  unsigned* counter;
+  double *partials, *out;
+  float* vec;
+  cudaEvent_t start, stop;
+};
+
+// Prints the best of 7 (20,000 against 1,000 iterations); false when a launch failed.
 template <int V, bool S, int K = 8>
-void measure(const char* name, int blocks, int threads, unsigned* counter, double* partials,
-             double* out, float* vec) {
+bool measure(const char* name, int blocks, int threads, const Buffers& d) {
   const int n = blocks * threads;
   float best = 1e9;
   for (int rep = 0; rep < 7; ++rep) {
-    const float t1 = run<V, S, K>(blocks, threads, 20000, counter, partials, out, vec, n);
-    const float t0 = run<V, S, K>(blocks, threads, 1000, counter, partials, out, vec, n);
+    const float t1 = run<V, S, K>(blocks, threads, 20000, d.counter, d.partials, d.out, d.vec, n,
+                                  d.start, d.stop);
+    const float t0 = run<V, S, K>(blocks, threads, 1000, d.counter, d.partials, d.out, d.vec, n,
+                                  d.start, d.stop);
+    if (t1 < 0.0f || t0 < 0.0f) return false;
     const float per = (t1 - t0) / 19000.f * 1e3f;
     if (per < best) best = per;
   }
   printf("%-28s blocks %3d x %3d: %.3f us per iteration (best of 7)\n", name, blocks, threads,
          best);
+  return true;
 }
 
 int main() {
-  unsigned* counter;
-  double *partials, *out;
-  float* vec;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     fprintf(stderr, "hooke-barrier-probe: no CUDA device\n");
     return 2;
   }
-  if (cudaMalloc(&counter, 64 * 1024) != cudaSuccess ||
-      cudaMalloc(&partials, 6 * 1024 * sizeof(double)) != cudaSuccess ||
-      cudaMalloc(&out, 1024 * sizeof(double)) != cudaSuccess ||
-      cudaMalloc(&vec, 2 * 1024 * 1024 * sizeof(float)) != cudaSuccess) {
+  Buffers d{};
+  if (cudaMalloc(&d.counter, 64 * 1024) != cudaSuccess ||
+      cudaMalloc(&d.partials, 6 * 1024 * sizeof(double)) != cudaSuccess ||
+      cudaMalloc(&d.out, 1024 * sizeof(double)) != cudaSuccess ||
+      cudaMalloc(&d.vec, 2 * 1024 * 1024 * sizeof(float)) != cudaSuccess ||
+      cudaEventCreate(&d.start) != cudaSuccess || cudaEventCreate(&d.stop) != cudaSuccess) {
     fprintf(stderr, "hooke-barrier-probe: device allocation failed\n");
     return 1;
   }
-  cudaMemset(vec, 0, 2 * 1024 * 1024 * sizeof(float));
+  cudaMemset(d.vec, 0, 2 * 1024 * 1024 * sizeof(float));
   const int shapes[][2] = {{129, 512}, {128, 128}};
+  bool ok = true;
   for (auto& s : shapes) {
     const int B = s[0], T = s[1];
-    measure<0, false>("cg grid.sync", B, T, counter, partials, out, vec);
-    measure<1, false>("red + acquire poll", B, T, counter, partials, out, vec);
-    measure<2, false>("atom, last skips poll", B, T, counter, partials, out, vec);
-    measure<3, false>("red + relaxed poll + fence", B, T, counter, partials, out, vec);
-    measure<0, true>("cg grid.sync + sums", B, T, counter, partials, out, vec);
-    measure<1, true>("red + acquire poll + sums", B, T, counter, partials, out, vec);
-    measure<2, true>("atom, last skips + sums", B, T, counter, partials, out, vec);
-    measure<3, true>("red + relaxed + fence + sums", B, T, counter, partials, out, vec);
-    measure<4, false, 4>("two levels, 4 groups", B, T, counter, partials, out, vec);
-    measure<4, false, 8>("two levels, 8 groups", B, T, counter, partials, out, vec);
-    measure<4, false, 16>("two levels, 16 groups", B, T, counter, partials, out, vec);
-    measure<5, false>("flags, every block polls", B, T, counter, partials, out, vec);
-    measure<6, false>("flags, block 0 releases", B, T, counter, partials, out, vec);
-    measure<4, true, 8>("two levels, 8 groups + sums", B, T, counter, partials, out, vec);
-    measure<4, true, 16>("two levels, 16 groups + sums", B, T, counter, partials, out, vec);
-    measure<5, true>("flags, every block + sums", B, T, counter, partials, out, vec);
-    measure<6, true>("flags, block 0 + sums", B, T, counter, partials, out, vec);
+    ok = ok && measure<0, false>("cg grid.sync", B, T, d);
+    ok = ok && measure<1, false>("red + acquire poll", B, T, d);
+    ok = ok && measure<2, false>("atom, last skips poll", B, T, d);
+    ok = ok && measure<3, false>("red + relaxed poll + fence", B, T, d);
+    ok = ok && measure<0, true>("cg grid.sync + sums", B, T, d);
+    ok = ok && measure<1, true>("red + acquire poll + sums", B, T, d);
+    ok = ok && measure<2, true>("atom, last skips + sums", B, T, d);
+    ok = ok && measure<3, true>("red + relaxed + fence + sums", B, T, d);
+    ok = ok && measure<4, false, 4>("two levels, 4 groups", B, T, d);
+    ok = ok && measure<4, false, 8>("two levels, 8 groups", B, T, d);
+    ok = ok && measure<4, false, 16>("two levels, 16 groups", B, T, d);
+    ok = ok && measure<5, false>("flags, every block polls", B, T, d);
+    ok = ok && measure<6, false>("flags, block 0 releases", B, T, d);
+    ok = ok && measure<4, true, 8>("two levels, 8 groups + sums", B, T, d);
+    ok = ok && measure<4, true, 16>("two levels, 16 groups + sums", B, T, d);
+    ok = ok && measure<5, true>("flags, every block + sums", B, T, d);
+    ok = ok && measure<6, true>("flags, block 0 + sums", B, T, d);
   }
-  return 0;
+  cudaEventDestroy(d.start);
+  cudaEventDestroy(d.stop);
+  cudaFree(d.counter);
+  cudaFree(d.partials);
+  cudaFree(d.out);
+  cudaFree(d.vec);
+  return ok ? 0 : 1;
 }
