@@ -1,9 +1,11 @@
 // hooke-bench-gpu: times the CUDA implicit step (issue 3) against a cuSPARSE/cuBLAS textbook CG,
 // the original design and the floors, runs the ablation and the one-block crossover, and writes
 // JSON plus a short table. Never asserts on time; a failed variant is recorded, not fatal.
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -64,6 +66,16 @@ constexpr const char* kUsage =
     "                       [--no-grid-lanes] [--grid-lanes-only]\n"
     "                       [--no-tiles] [--tiles-only] [--quick]";
 
+// A whole decimal number in [lo, hi], all of `text`; false otherwise.
+bool parseInt(const char* text, long lo, long hi, int* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
 int parseArgs(int argc, char** argv, Args* out) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -80,16 +92,32 @@ int parseArgs(int argc, char** argv, Args* out) {
       }
       if (arg == "--json") out->json_path = v;
       if (arg == "--commit") out->commit = v;
-      if (arg == "--budget") out->budget_s = std::atof(v);
-      if (arg == "--max-res") out->max_res = std::atoi(v);
-      if (arg == "--min-res") out->min_res = std::atoi(v);
+      if (arg == "--budget") {
+        char* end = nullptr;
+        const double seconds = std::strtod(v, &end);
+        if (end == v || *end != '\0' || !std::isfinite(seconds) || seconds <= 0.0) {
+          std::fprintf(stderr, "hooke-bench-gpu: --budget takes seconds above 0, not '%s'\n", v);
+          return 2;
+        }
+        out->budget_s = seconds;
+      }
+      if (arg == "--max-res" && !parseInt(v, 2, 2048, &out->max_res)) {
+        std::fprintf(stderr,
+                     "hooke-bench-gpu: --max-res takes a resolution from 2 to 2048, not '%s'\n", v);
+        return 2;
+      }
+      if (arg == "--min-res" && !parseInt(v, 0, 2048, &out->min_res)) {
+        std::fprintf(stderr,
+                     "hooke-bench-gpu: --min-res takes a resolution from 0 to 2048, not '%s'\n", v);
+        return 2;
+      }
       if (arg == "--scene") {
         const std::string text = v;
         const size_t colon = text.find(':');
         out->scene_name = text.substr(0, colon);
-        out->scene_res = colon == std::string::npos ? 0 : std::atoi(text.c_str() + colon + 1);
-        if ((out->scene_name != "cloth" && out->scene_name != "volume") || out->scene_res < 2 ||
-            out->scene_res > 2048) {
+        const bool res_ok = colon != std::string::npos &&
+                            parseInt(text.c_str() + colon + 1, 2, 2048, &out->scene_res);
+        if ((out->scene_name != "cloth" && out->scene_name != "volume") || !res_ok) {
           std::fprintf(stderr,
                        "hooke-bench-gpu: --scene takes cloth:RES or volume:RES (RES 2 to 2048), "
                        "not '%s'\n",
@@ -119,6 +147,11 @@ int parseArgs(int argc, char** argv, Args* out) {
       std::fprintf(stderr, "hooke-bench-gpu: unknown argument '%s'\n%s\n", arg.c_str(), kUsage);
       return 2;
     }
+  }
+  if (out->min_res > out->max_res) {
+    std::fprintf(stderr, "hooke-bench-gpu: --min-res %d is above --max-res %d\n", out->min_res,
+                 out->max_res);
+    return 2;
   }
   return -1;
 }
