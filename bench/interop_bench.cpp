@@ -4,6 +4,7 @@
 #include <glad/gl.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -66,19 +67,46 @@ struct Options {
   std::string commit = HOOKE_GIT_COMMIT;
 };
 
+// A whole decimal number in [lo, hi], all of `text`; false otherwise.
+bool wholeNumber(const std::string& text, long lo, long hi, int* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
 bool parse(int argc, char** argv, Options* o) {
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
     const bool has_value = k + 1 < argc;
     if (a == "--res" && has_value) {
       o->resolutions.clear();
-      std::stringstream list(argv[++k]);
-      for (std::string item; std::getline(list, item, ',');)
-        o->resolutions.push_back(std::atoi(item.c_str()));
-    } else if (a == "--frames" && has_value) {
-      o->frames = std::max(1, std::atoi(argv[++k]));
-    } else if (a == "--cpu-frames" && has_value) {
-      o->cpu_frames = std::max(1, std::atoi(argv[++k]));
+      const std::string text = argv[++k];
+      std::stringstream list(text);
+      for (std::string item; std::getline(list, item, ',');) {
+        int res = 0;
+        if (!wholeNumber(item, 2, 2048, &res)) {
+          std::fprintf(stderr,
+                       "hooke-interop-bench: --res takes cloth resolutions from 2 to 2048, "
+                       "comma-separated, not '%s'\n",
+                       text.c_str());
+          return false;
+        }
+        o->resolutions.push_back(res);
+      }
+      if (o->resolutions.empty()) {
+        std::fprintf(stderr, "hooke-interop-bench: --res needs at least one resolution\n");
+        return false;
+      }
+    } else if ((a == "--frames" || a == "--cpu-frames") && has_value) {
+      const char* text = argv[++k];
+      if (!wholeNumber(text, 1, 1000000, a == "--frames" ? &o->frames : &o->cpu_frames)) {
+        std::fprintf(stderr, "hooke-interop-bench: %s takes a count from 1 to 1000000, not '%s'\n",
+                     a.c_str(), text);
+        return false;
+      }
     } else if (a == "--out" && has_value) {
       o->out = argv[++k];
     } else if (a == "--commit" && has_value) {
