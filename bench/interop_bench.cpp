@@ -4,7 +4,6 @@
 #include <glad/gl.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +16,7 @@
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/whole_number.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/gl_interop.h"
 #include "render/egl_context.h"
@@ -67,16 +67,6 @@ struct Options {
   std::string commit = HOOKE_GIT_COMMIT;
 };
 
-// A whole decimal number in [lo, hi], all of `text`; false otherwise.
-bool wholeNumber(const std::string& text, long lo, long hi, int* out) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || v < lo || v > hi) return false;
-  *out = static_cast<int>(v);
-  return true;
-}
-
 bool parse(int argc, char** argv, Options* o) {
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
@@ -87,7 +77,7 @@ bool parse(int argc, char** argv, Options* o) {
       std::stringstream list(text);
       for (std::string item; std::getline(list, item, ',');) {
         int res = 0;
-        if (!wholeNumber(item, 2, 2048, &res)) {
+        if (!bench::parseWholeNumber(item.c_str(), 2, 2048, &res)) {
           std::fprintf(stderr,
                        "hooke-interop-bench: --res takes cloth resolutions from 2 to 2048, "
                        "comma-separated, not '%s'\n",
@@ -102,7 +92,8 @@ bool parse(int argc, char** argv, Options* o) {
       }
     } else if ((a == "--frames" || a == "--cpu-frames") && has_value) {
       const char* text = argv[++k];
-      if (!wholeNumber(text, 1, 1000000, a == "--frames" ? &o->frames : &o->cpu_frames)) {
+      if (!bench::parseWholeNumber(text, 1, 1000000,
+                                   a == "--frames" ? &o->frames : &o->cpu_frames)) {
         std::fprintf(stderr, "hooke-interop-bench: %s takes a count from 1 to 1000000, not '%s'\n",
                      a.c_str(), text);
         return false;

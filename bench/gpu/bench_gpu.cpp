@@ -1,7 +1,6 @@
 // hooke-bench-gpu: times the CUDA implicit step (issue 3) against a cuSPARSE/cuBLAS textbook CG,
 // the original design and the floors, runs the ablation and the one-block crossover, and writes
 // JSON plus a short table. Never asserts on time; a failed variant is recorded, not fatal.
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +18,7 @@
 #include "bench/gpu/hooke_runs.h"
 #include "bench/gpu/json_writer.h"
 #include "bench/gpu/textbook.h"
+#include "bench/whole_number.h"
 #include "cuda/cuda_backend.h"
 #include "sim/scenes.h"
 
@@ -66,16 +66,6 @@ constexpr const char* kUsage =
     "                       [--no-grid-lanes] [--grid-lanes-only]\n"
     "                       [--no-tiles] [--tiles-only] [--quick]";
 
-// A whole decimal number in [lo, hi], all of `text`; false otherwise.
-bool parseInt(const char* text, long lo, long hi, int* out) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || errno != 0 || v < lo || v > hi) return false;
-  *out = static_cast<int>(v);
-  return true;
-}
-
 int parseArgs(int argc, char** argv, Args* out) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -101,12 +91,12 @@ int parseArgs(int argc, char** argv, Args* out) {
         }
         out->budget_s = seconds;
       }
-      if (arg == "--max-res" && !parseInt(v, 2, 2048, &out->max_res)) {
+      if (arg == "--max-res" && !parseWholeNumber(v, 2, 2048, &out->max_res)) {
         std::fprintf(stderr,
                      "hooke-bench-gpu: --max-res takes a resolution from 2 to 2048, not '%s'\n", v);
         return 2;
       }
-      if (arg == "--min-res" && !parseInt(v, 0, 2048, &out->min_res)) {
+      if (arg == "--min-res" && !parseWholeNumber(v, 0, 2048, &out->min_res)) {
         std::fprintf(stderr,
                      "hooke-bench-gpu: --min-res takes a resolution from 0 to 2048, not '%s'\n", v);
         return 2;
@@ -116,7 +106,7 @@ int parseArgs(int argc, char** argv, Args* out) {
         const size_t colon = text.find(':');
         out->scene_name = text.substr(0, colon);
         const bool res_ok = colon != std::string::npos &&
-                            parseInt(text.c_str() + colon + 1, 2, 2048, &out->scene_res);
+                            parseWholeNumber(text.c_str() + colon + 1, 2, 2048, &out->scene_res);
         if ((out->scene_name != "cloth" && out->scene_name != "volume") || !res_ok) {
           std::fprintf(stderr,
                        "hooke-bench-gpu: --scene takes cloth:RES or volume:RES (RES 2 to 2048), "
