@@ -278,6 +278,9 @@ class CudaBackend final : public Backend {
   bool compactInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kCompact; }
   bool stencilInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kStencil; }
   bool aheadInUse() const { return stencilInUse() && (apply_mode_ & cuda::kApplyAhead) != 0; }
+  bool offsetBlocksInUse() const {
+    return stencilInUse() && (apply_mode_ & cuda::kApplyOffsetBlocks) != 0;
+  }
   bool tilesInUse(uint32_t tile[3]) const {
     const bool on = stencilInUse() && device_model_.tiles.slots != 0;
     const cuda::LatticeTiles& t = device_model_.tiles;
@@ -850,7 +853,12 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // item 23: stencil rows of a lattice in tiles of one block's rows per round (in the shape of
   // the tiled kernel), with fewer lanes per row: a tile's rows share what L1 holds, and a lane's
   // longer share of a row keeps more loads in flight
-  const int ahead = options_.stencil_ahead ? cuda::kApplyAhead : 0;
+  // item 37: the spring blocks again in offset blocks, where every spring's place fits 32 bits
+  std::vector<uint32_t> spring_slot;
+  if (!stencil.meta.empty() && options_.offset_blocks)
+    cuda::offsetBlockSlots(ends, n, stencil.offsets, &spring_slot);
+  const int walk = (options_.stencil_ahead ? cuda::kApplyAhead : 0) |
+                   (spring_slot.empty() ? 0 : cuda::kApplyOffsetBlocks);
   cuda::LatticeTiles tiles;
   uint32_t dims[3];
   if (!stencil.meta.empty() && options_.lattice_tiles &&
@@ -862,7 +870,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
         tile[a] = uint32_t(options_.lattice_tile[a]);
     } else {
       const KernelShape& shape =
-          cg_shapes_[cuda::stencilKernelId(cuda::kApplyTiled | ahead, apply_batch_)];
+          cg_shapes_[cuda::stencilKernelId(cuda::kApplyTiled | walk, apply_batch_)];
       cuda::automaticTile(dims, uint32_t(shape.block / apply_lanes_), uint32_t(apply_lanes_), tile);
     }
     if (!cuda::makeLatticeTiles(dims, tile, &tiles)) {
@@ -944,7 +952,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   apply_mode_ = 0;
   if (entries_ == cuda::ApplyEntries::kStencil) {
     // item 24's words a round ahead, item 23's tiles where found above
-    apply_mode_ = ahead | (tiles.slots != 0 ? cuda::kApplyTiled : 0);
+    apply_mode_ = walk | (tiles.slots != 0 ? cuda::kApplyTiled : 0);
     apply_kernel = cuda::stencilKernelId(apply_mode_, apply_batch_);
   } else if (entries_ == cuda::ApplyEntries::kCompact) {
     apply_kernel = short_batch ? cuda::kApplyCompact3Kernel : cuda::kApplyCompactKernel;
@@ -953,11 +961,18 @@ Status CudaBackend::load(const Model& model, const State& state) {
   }
   apply_ = launchFor(cg_shapes_[apply_kernel],
                      size_t(tiles.slots != 0 ? tiles.slots : n) * size_t(apply_lanes_));
-  // one allocation: own_start then the entries (item 20), or the stencil rows (item 22)
+  // one allocation: own_start then the entries (item 20), or the stencil rows (item 22) and with
+  // them item 37's places and offset blocks
   const size_t compact_start_bytes = compact.own_start.size() * sizeof(uint32_t);
+  const size_t stencil_bytes = stencil.meta.size() * sizeof(uint32_t);
+  const size_t slot_bytes = spring_slot.size() * sizeof(uint32_t);
+  const size_t offset_block_bytes =
+      spring_slot.empty() ? 0 : stencil.offsets.size() * n * sizeof(float4);
   const size_t entries_bytes =
       entries_ == cuda::ApplyEntries::kStencil
-          ? stencil.meta.size() * sizeof(uint32_t)
+          ? (spring_slot.empty() ? stencil_bytes
+                                 : alignUp(stencil_bytes, kAlignment) +
+                                       alignUp(slot_bytes, kAlignment) + offset_block_bytes)
           : alignUp(compact_start_bytes, kAlignment) + compact.entries.size() * sizeof(uint32_t);
   const int whole_grid = path_ == CgPath::kGrid ? whole_launch_.grid : 1;
   // item 18: the halos of item 14's grid, when every one fits its block's shared memory
@@ -1111,6 +1126,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   device_model_.compact = nullptr;
   device_model_.stencil = nullptr;
   device_model_.stencil_count = 0;
+  device_model_.spring_slot = nullptr;
+  float4* offset_block = nullptr;
   device_model_.tiles = cuda::LatticeTiles{};
   if (entries_ != cuda::ApplyEntries::kPairs) {
     allocated = cudaMalloc(&entries_arena_, entries_bytes);
@@ -1127,8 +1144,17 @@ Status CudaBackend::load(const Model& model, const State& state) {
       device_model_.stencil_count = static_cast<uint32_t>(stencil.offsets.size());
       std::copy(stencil.offsets.begin(), stencil.offsets.end(), device_model_.stencil_offsets);
       device_model_.tiles = tiles;
-      HOOKE_CUDA_TRY(cudaMemcpyAsync(entries_arena_, stencil.meta.data(), entries_bytes,
+      HOOKE_CUDA_TRY(cudaMemcpyAsync(entries_arena_, stencil.meta.data(), stencil_bytes,
                                      cudaMemcpyHostToDevice, stream_));
+      if (!spring_slot.empty()) {
+        const uintptr_t slots_at = base + alignUp(stencil_bytes, kAlignment);
+        device_model_.spring_slot = reinterpret_cast<const uint32_t*>(slots_at);
+        offset_block = reinterpret_cast<float4*>(slots_at + alignUp(slot_bytes, kAlignment));
+        HOOKE_CUDA_TRY(cudaMemcpyAsync(reinterpret_cast<void*>(slots_at), spring_slot.data(),
+                                       slot_bytes, cudaMemcpyHostToDevice, stream_));
+        // places of absent springs are never read; zeroed all the same
+        HOOKE_CUDA_TRY(cudaMemsetAsync(offset_block, 0, offset_block_bytes, stream_));
+      }
     } else {
       device_model_.own_start = reinterpret_cast<const uint32_t*>(base);
       device_model_.compact =
@@ -1176,7 +1202,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   device_model_.rest = b.rest;
   device_model_.stiffness = b.stiffness;
   device_model_.damping = b.damping;
-  system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block, b.diag, b.inv_diag};
+  system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block, b.diag, b.inv_diag, offset_block};
   vectors_ = CgVectors{b.dv, b.r, b.z, b.p, b.q};
   reduction_ = Reduction{b.partials, static_cast<int>(stride), b.arrived};
   newton_reduction_ = Reduction{b.newton_partials, static_cast<int>(stride)};
@@ -1812,6 +1838,11 @@ bool cudaStencilRows(const Backend& backend) {
 bool cudaStencilAhead(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->aheadInUse();
+}
+
+bool cudaOffsetBlocks(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->offsetBlocksInUse();
 }
 
 bool cudaLatticeTiles(const Backend& backend, int tile[3]) {

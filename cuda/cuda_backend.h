@@ -191,6 +191,14 @@ struct CudaOptions {
   // spring blocks' addresses known instead of one memory round trip away. The same sums, bit for
   // bit.
   bool stencil_ahead = true;
+  // Item 37, with item 22's stencil rows: the spring blocks written a second time at load's
+  // places d · particles + a (the spring from particle a at the stencil's d-th offset, one float4
+  // per offset and particle, absent springs' places unused), so q = A p reads a row's springs at
+  // addresses computed from the row itself: no lower end's word is loaded first, and a warp's rows
+  // along x read each offset's blocks as one contiguous run. 16 bytes per offset and particle more
+  // device memory (the places of absent springs included), one more 16-byte store per spring and
+  // step. The same sums, bit for bit.
+  bool offset_blocks = true;
   // Item 25, kLaunches: Δv += α p moves from the update kernel to the direction kernel, which
   // reads p anyway (then p = z + β p), so the update reads neither p nor Δv: 16 bytes less per
   // particle and iteration. The direction kernel of the iteration that ends CG still runs for
@@ -298,6 +306,9 @@ bool cudaLatticeTiles(const Backend& backend, int tile[3] = nullptr);
 // Whether a loaded CUDA backend's launched q = A p loads its stencil rows' words a round ahead
 // (item 24).
 bool cudaStencilAhead(const Backend& backend);
+
+// Whether a loaded CUDA backend's launched q = A p reads item 37's offset blocks.
+bool cudaOffsetBlocks(const Backend& backend);
 
 // Particles each thread of item 26's joined update and direction holds in a loaded CUDA backend
 // on the launched path (1 or more); 0 when it is not a CUDA backend, holds no model, is on another

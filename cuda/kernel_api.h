@@ -25,9 +25,12 @@ inline constexpr int kGatherBatchShort = 3;
 enum class ApplyEntries { kPairs, kCompact, kStencil };
 
 // How the launched q = A p walks item 22's stencil rows (bits): in item 23's lattice tiles
-// (DeviceModel::tiles), and with each row's 8-byte word loaded a round ahead (item 24)
+// (DeviceModel::tiles), with each row's 8-byte word loaded a round ahead (item 24), and with the
+// spring blocks read from item 37's offset blocks (DeviceSystem::offset_block)
 inline constexpr int kApplyTiled = 1;
 inline constexpr int kApplyAhead = 2;
+inline constexpr int kApplyOffsetBlocks = 4;
+inline constexpr int kApplyModes = 8;
 
 // One launch: grid-stride loops cover any count with any grid.
 struct Launch {
@@ -56,6 +59,9 @@ struct DeviceModel {
   const uint2* stencil = nullptr;  // (particles)
   uint32_t stencil_count = 0;      // D, at most kStencilMaxOffsets
   uint32_t stencil_offsets[kStencilMaxOffsets] = {};
+  // item 37, with item 22's rows only, or nullptr: per spring (lower end a, offset d of the
+  // stencil) its place d · particles + a in DeviceSystem::offset_block
+  const uint32_t* spring_slot = nullptr;  // (springs)
   // item 23, with item 22's rows only: the order in which the launched q = A p's grid-stride loop
   // visits the rows (cuda/lattice_tiles.h); slots 0: particle order
   LatticeTiles tiles;
@@ -78,6 +84,10 @@ struct DeviceSystem {
   float* diag = nullptr;       // (particles) free (m + h c_air)
   float2* inv_diag = nullptr;  // (particles) P⁻¹ = inverse 3×3 diagonal block of A, symmetric:
                                // 3 float2 per particle, (xx, yy), (zz, xy), (xz, yz)
+  // item 37, or nullptr: the same blocks again at DeviceModel::spring_slot, d · particles + a for
+  // the spring from particle a at the stencil's offset d, so q = A p finds a row's springs at
+  // addresses it computes from the row alone (places of absent springs: never read)
+  float4* offset_block = nullptr;  // (D particles)
 };
 
 // CG vectors, all in the particle layout.
@@ -226,11 +236,11 @@ enum CgKernelId {
   kApplyBatched3Kernel,  // batches of 3 (kGatherBatchShort)
   kApplyCompactKernel,   // item 20's 4-byte entries, batches of kGatherBatch
   kApplyCompact3Kernel,  // and of kGatherBatchShort
-  // item 22's offset-stencil rows in each mode (kApplyTiled | kApplyAhead: 0 to 3), batches of
-  // kGatherBatch then of kGatherBatchShort: kApplyStencilKernel + 2 mode + (short batch)
-  // (stencilKernelId)
+  // item 22's offset-stencil rows in each mode (kApplyTiled | kApplyAhead | kApplyOffsetBlocks:
+  // 0 to 7), batches of kGatherBatch then of kGatherBatchShort: kApplyStencilKernel + 2 mode +
+  // (short batch) (stencilKernelId)
   kApplyStencilKernel,
-  kApplyStencilLast = kApplyStencilKernel + 7,
+  kApplyStencilLast = kApplyStencilKernel + 2 * kApplyModes - 1,
   kUpdateKernel,
   kDirectionKernel,
   kFinishKernel,
@@ -251,7 +261,8 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
 // issuing `batch` entries' loads together (1, 3 or 4: item 16); entries: the pairs, item 20's
 // 4-byte entries (model.compact) or item 22's stencil rows (model.stencil), the last two in
 // batches of 3 or 4 only; fused: the last block also computes α (launchAlpha's work). mode: with
-// the stencil rows, kApplyTiled (model.tiles) and kApplyAhead; 0 otherwise
+// the stencil rows, kApplyTiled (model.tiles), kApplyAhead and kApplyOffsetBlocks
+// (model.spring_slot and system.offset_block); 0 otherwise
 cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
                         const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
                         Reduction reduction, CgScalars* scalars, int lanes, int batch,

@@ -66,7 +66,8 @@ __global__ void __launch_bounds__(kHeavyThreads)
   if (blockIdx.x == 0 && threadIdx.x == 0) scalars->dv_pending = 0;
   if (scalars->done) return;  // uniform across the grid
   constexpr bool kStencil = kEntries == ApplyEntries::kStencil;
-  static_assert(kStencil || kMode == 0, "tiles and rows ahead are item 22's only");
+  static_assert(kStencil || kMode == 0, "tiles, rows ahead and offset blocks are item 22's only");
+  constexpr bool kOffsetBlocks = (kMode & kApplyOffsetBlocks) != 0;
   __shared__ uint32_t offsets[kStencil ? kStencilMaxOffsets : 1];
   if constexpr (kStencil) {
     if (threadIdx.x < kStencilMaxOffsets) offsets[threadIdx.x] = m.stencil_offsets[threadIdx.x];
@@ -92,18 +93,34 @@ __global__ void __launch_bounds__(kHeavyThreads)
       // is the number of that end's own springs at smaller offsets
       const uint32_t count = m.stencil_count;
       auto fetch = [&](uint32_t b) {
-        uint32_t other, spring;
-        if (b >= count) {
-          const uint32_t d = b - count;
-          other = i + offsets[d];
-          spring = own.x + __popc((own.y >> count) & ((1u << d) - 1u));
+        uint32_t other;
+        if constexpr (kOffsetBlocks) {
+          // item 37: the spring at the lower end's place for offset d, no load of that end's word
+          size_t place;
+          if (b >= count) {
+            const uint32_t d = b - count;
+            other = i + offsets[d];
+            place = size_t(d) * m.particles + i;
+          } else {
+            const uint32_t d = count - 1u - b;
+            other = i - offsets[d];
+            place = size_t(d) * m.particles + other;
+          }
+          return Entry{__ldg(sys.offset_block + place), loadConst(p, other)};
         } else {
-          const uint32_t d = count - 1u - b;
-          other = i - offsets[d];
-          const uint2 lower = __ldg(m.stencil + other);
-          spring = lower.x + __popc((lower.y >> count) & ((1u << d) - 1u));
+          uint32_t spring;
+          if (b >= count) {
+            const uint32_t d = b - count;
+            other = i + offsets[d];
+            spring = own.x + __popc((own.y >> count) & ((1u << d) - 1u));
+          } else {
+            const uint32_t d = count - 1u - b;
+            other = i - offsets[d];
+            const uint2 lower = __ldg(m.stencil + other);
+            spring = lower.x + __popc((lower.y >> count) & ((1u << d) - 1u));
+          }
+          return Entry{__ldg(sys.block + spring), loadConst(p, other)};
         }
-        return Entry{__ldg(sys.block + spring), loadConst(p, other)};
       };
       batchedBits<kBatch>(laneBits(own.y, sub, lanes_now), fetch, add);
     } else {
@@ -378,18 +395,20 @@ cudaError_t queryCommon(int limit, bool prefer_l1, std::initializer_list<Kernel>
 using ApplyKernelFn = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*,
                                uint32_t);
 
-// item 22's q = A p in one of its modes (kApplyTiled | kApplyAhead) with batches of 3 or 4
-template <bool F4, bool kFused>
-ApplyKernelFn stencilKernel(int mode, int batch) {
+// item 22's q = A p in one of its modes (kApplyTiled | kApplyAhead | kApplyOffsetBlocks) with
+// batches of 3 or 4
+template <bool F4, bool kFused, int... kModes>
+ApplyKernelFn stencilKernelOf(int mode, int batch, std::integer_sequence<int, kModes...>) {
   constexpr ApplyEntries S = ApplyEntries::kStencil;
   constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
-  const ApplyKernelFn kernels[4][2] = {
-      {applyKernel<F4, kFused, B, S, 0>, applyKernel<F4, kFused, B3, S, 0>},
-      {applyKernel<F4, kFused, B, S, 1>, applyKernel<F4, kFused, B3, S, 1>},
-      {applyKernel<F4, kFused, B, S, 2>, applyKernel<F4, kFused, B3, S, 2>},
-      {applyKernel<F4, kFused, B, S, 3>, applyKernel<F4, kFused, B3, S, 3>}};
-  if (mode < 0 || mode > 3 || (batch != B && batch != B3)) return nullptr;
+  const ApplyKernelFn kernels[][2] = {
+      {applyKernel<F4, kFused, B, S, kModes>, applyKernel<F4, kFused, B3, S, kModes>}...};
+  if (mode < 0 || mode >= kApplyModes || (batch != B && batch != B3)) return nullptr;
   return kernels[mode][batch == B3 ? 1 : 0];
+}
+template <bool F4, bool kFused>
+ApplyKernelFn stencilKernel(int mode, int batch) {
+  return stencilKernelOf<F4, kFused>(mode, batch, std::make_integer_sequence<int, kApplyModes>{});
 }
 
 template <bool F4>
@@ -422,7 +441,7 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
                               {applyKernel<F4, false, B3, C>, applyKernel<F4, true, B3, C>},
                               &out[kApplyCompact3Kernel])))
     return e;
-  for (int mode = 0; mode <= (kApplyTiled | kApplyAhead); ++mode) {
+  for (int mode = 0; mode < kApplyModes; ++mode) {
     for (int batch : {B, B3}) {
       if ((e = queryCommon<Apply>(
                kHeavyThreads, prefer_l1,
@@ -514,6 +533,8 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
     return cudaErrorInvalidValue;
   if (mode != 0 && entries != S) return cudaErrorInvalidValue;
   if ((mode & kApplyTiled) != 0 && model.tiles.slots == 0) return cudaErrorInvalidValue;
+  if ((mode & kApplyOffsetBlocks) != 0 && system.offset_block == nullptr)
+    return cudaErrorInvalidValue;
   const Kernel kernel =
       entries == S ? (float4_layout ? (fused ? stencilKernel<true, true>(mode, batch)
                                              : stencilKernel<true, false>(mode, batch))

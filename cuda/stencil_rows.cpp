@@ -1,6 +1,7 @@
 #include "cuda/stencil_rows.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <utility>
 
@@ -49,6 +50,24 @@ bool buildStencilRows(const std::vector<glm::uvec2>& ends, size_t particles, Ste
   }
   r.offsets = std::move(offsets);
   *out = std::move(r);
+  return true;
+}
+
+bool offsetBlockSlots(const std::vector<glm::uvec2>& ends, size_t particles,
+                      const std::vector<uint32_t>& offsets, std::vector<uint32_t>* slots) {
+  slots->clear();
+  if (offsets.empty() || !std::is_sorted(offsets.begin(), offsets.end()) ||
+      uint64_t(offsets.size()) * uint64_t(particles) > (uint64_t(1) << 32))
+    return false;
+  std::vector<uint32_t> out(ends.size());
+  for (size_t s = 0; s < ends.size(); ++s) {
+    const uint32_t lower = std::min(ends[s].x, ends[s].y), higher = std::max(ends[s].x, ends[s].y);
+    const auto at = std::lower_bound(offsets.begin(), offsets.end(), higher - lower);
+    if (higher >= particles || higher == lower || at == offsets.end() || *at != higher - lower)
+      return false;
+    out[s] = static_cast<uint32_t>(uint64_t(at - offsets.begin()) * particles + lower);
+  }
+  *slots = std::move(out);
   return true;
 }
 

@@ -36,4 +36,12 @@ struct StencilRows {
 // kStencilMaxOffsets distinct offsets: then a row needs its adjacency entries.
 bool buildStencilRows(const std::vector<glm::uvec2>& ends, size_t particles, StencilRows* out);
 
+// Item 37: each spring's place in the offset blocks, d · particles + lower for the spring from its
+// lower end at the offsets' d-th offset (rows' offsets, as buildStencilRows found them). Every
+// spring gets its own place (no pair twice); the places of absent springs stay unused. False,
+// with `slots` left empty, when a spring's offset is not one of `offsets` or the places would
+// pass 2^32.
+bool offsetBlockSlots(const std::vector<glm::uvec2>& ends, size_t particles,
+                      const std::vector<uint32_t>& offsets, std::vector<uint32_t>* slots);
+
 }  // namespace hooke::cuda

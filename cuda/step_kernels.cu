@@ -62,7 +62,9 @@ __global__ void __launch_bounds__(kHeavyThreads)
     }
     sys.spring_force[s] = make_float4(sf.on_i.x, sf.on_i.y, sf.on_i.z, 0.0f);
     sys.spring_kv[s] = make_float4(kv.x, kv.y, kv.z, 0.0f);
-    sys.block[s] = packBlock(S);
+    const float4 packed = packBlock(S);
+    sys.block[s] = packed;
+    if (sys.offset_block != nullptr) sys.offset_block[__ldg(m.spring_slot + s)] = packed;  // 37
   }
 }
 

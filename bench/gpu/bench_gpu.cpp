@@ -231,6 +231,7 @@ CudaOptions originalOptions() {
   o.stencil_rows = false;                // item 22 (likewise)
   o.lattice_tiles = false;               // item 23 (likewise)
   o.stencil_ahead = false;               // item 24 (likewise)
+  o.offset_blocks = false;               // item 37 (likewise)
   o.dv_in_direction = false;             // item 25 (likewise)
   o.direction_in_update = false;         // item 26 (likewise)
   o.dependent_launch_max_particles = 0;  // item 21
@@ -281,6 +282,7 @@ Json rowJson(const Row& r) {
     f.push_back({"lanes", Json::integer(r.run.lanes)});
     f.push_back({"tile", tileJson(r.run)});
     f.push_back({"ahead", Json::boolean(r.run.ahead)});
+    f.push_back({"offset_blocks", Json::boolean(r.run.offset_blocks)});
     f.push_back({"direction_held", Json::integer(r.run.direction_held)});
     f.push_back({"force_ms", Json::number(r.run.force_ms)});
     f.push_back({"cg_ms", Json::number(r.run.cg_ms)});
@@ -395,6 +397,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.lattice_tiles = true;
       alternatives.push_back({"launches-behind", o});
       o.stencil_ahead = true;
+      o.offset_blocks = false;  // item 37 off: the springs through their lower ends' runs
+      alternatives.push_back({"launches-spring-runs", o});
+      o.offset_blocks = true;
       o.stencil_rows = false;
       alternatives.push_back({"launches-entries", o});
       o.compact_entries = false;
@@ -492,6 +497,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
                                       {"ahead", Json::boolean(run.ahead)},
+                                      {"offset_blocks", Json::boolean(run.offset_blocks)},
                                       {"direction_held", Json::integer(run.direction_held)},
                                       {"error", Json::string(run.error)}}));
     }
@@ -560,6 +566,7 @@ constexpr Item kItems[] = {
     {31, "31", "each block's springs staged once (off: entries staged only at 20 bytes each)"},
     {33, "33", "the grid barrier's last block goes on without polling (off: cooperative groups)"},
     {35, "35", "lane k of a row forms its sum k for the block's sums (off: the first lane)"},
+    {37, "37", "offset blocks: the launched A p's springs at computed places (off: spring runs)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -718,6 +725,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && base.staged_rows && base.lanes >= 4;
         if (!applies) note = "item 27's rows on 4 or more lanes only";
         o.lane_sums = false;
+        break;
+      case 37:
+        applies = launched && base.offset_blocks;
+        if (!applies) note = "the launched path's stencil rows only";
+        o.offset_blocks = false;
         break;
       case 24:
         applies = launched && base.ahead;
@@ -1007,6 +1019,7 @@ void measureTiles(Bench& b) {
                                       {"lanes", Json::integer(run.lanes)},
                                       {"tile", tileJson(run)},
                                       {"ahead", Json::boolean(run.ahead)},
+                                      {"offset_blocks", Json::boolean(run.offset_blocks)},
                                       {"float4", Json::boolean(v.float4)},
                                       {"batch", Json::integer(run.batch)},
                                       {"automatic_batch", Json::boolean(v.batch == 0)},

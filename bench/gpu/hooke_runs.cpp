@@ -65,6 +65,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.stencil = cudaStencilRows(*backend);
   cudaLatticeTiles(*backend, out.tile);
   out.ahead = cudaStencilAhead(*backend);
+  out.offset_blocks = cudaOffsetBlocks(*backend);
   out.batch = cudaGatherBatch(*backend);
   out.direction_held = cudaDirectionInUpdate(*backend);
   return out;

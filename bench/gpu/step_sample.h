@@ -31,6 +31,7 @@ struct RunSummary {
   bool stencil = false;         // the launched q = A p read item 22's offset-stencil rows
   int tile[3] = {0, 0, 0};      // item 23's lattice tile of those rows (zeros: none)
   bool ahead = false;           // item 24: their words loaded a round ahead
+  bool offset_blocks = false;   // item 37: their springs from the offset blocks
   int batch = 0;                // item 16: entries per batch of gather loads (1: none)
   int direction_held = 0;       // item 26: particles per thread of the joined update (0: off)
   int steps = 0;

@@ -1,0 +1,191 @@
+// Item 37: the launched q = A p reads its spring blocks from offset blocks, one place per stencil
+// offset and particle. The places (no device needed), and the kernels that use them (need a
+// device; skipped, never passed, where there is none).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_test_support.h"
+#include "cuda/stencil_rows.h"
+#include "sim/scenes.h"
+
+namespace hooke {
+namespace {
+
+using namespace cuda_test;
+
+// Each spring's place is d · particles + lower for its offset's rank d: distinct places, and every
+// place a row computes from a set bit of its mask is the place of that very spring
+TEST(OffsetBlocks, PlacesAreTheSpringsOwnAtItsLowerEnd) {
+  for (const Scene& scene : {makeCloth(16, {}), makeVolume(8, {})}) {
+    SCOPED_TRACE(scene.name);
+    const Scene sorted = springsSortedByEnds(scene);
+    const size_t n = sorted.model.particleCount();
+    const std::vector<glm::uvec2> ends = adjacencyOf(n, sorted.model.spring_ends).ends;
+    cuda::StencilRows rows;
+    ASSERT_TRUE(cuda::buildStencilRows(ends, n, &rows));
+    std::vector<uint32_t> places;
+    ASSERT_TRUE(cuda::offsetBlockSlots(ends, n, rows.offsets, &places));
+    ASSERT_EQ(places.size(), ends.size());
+    const uint32_t count = static_cast<uint32_t>(rows.offsets.size());
+    std::vector<int> spring_at(count * n, -1);
+    for (size_t s = 0; s < ends.size(); ++s) {
+      const uint32_t lower = std::min(ends[s].x, ends[s].y);
+      const uint32_t higher = std::max(ends[s].x, ends[s].y);
+      ASSERT_LT(places[s], count * n);
+      EXPECT_EQ(places[s] % n, lower);
+      EXPECT_EQ(rows.offsets[places[s] / n], higher - lower);
+      ASSERT_EQ(spring_at[places[s]], -1) << "two springs at one place";
+      spring_at[places[s]] = static_cast<int>(s);
+    }
+    // the kernel's rule: own bit D + d at i → place d·n + i; lower bit D − 1 − d → d·n + (i − o_d)
+    size_t visited = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t mask = rows.meta[2 * size_t(i) + 1];
+      for (uint32_t b = 0; b < 2 * count; ++b) {
+        if (((mask >> b) & 1u) == 0) continue;
+        const uint32_t d = b >= count ? b - count : count - 1 - b;
+        const uint32_t other = b >= count ? i + rows.offsets[d] : i - rows.offsets[d];
+        const int s = spring_at[size_t(d) * n + (b >= count ? i : other)];
+        ASSERT_GE(s, 0);
+        EXPECT_EQ(std::min(ends[s].x, ends[s].y), std::min(i, other));
+        EXPECT_EQ(std::max(ends[s].x, ends[s].y), std::max(i, other));
+        ++visited;
+      }
+    }
+    EXPECT_EQ(visited, 2 * ends.size());  // every spring from both ends
+  }
+}
+
+// No places for a spring at an offset the list lacks, for out-of-range ends, or past 2^32 places
+TEST(OffsetBlocks, RefusesWhatHasNoPlace) {
+  std::vector<uint32_t> places{7};
+  const std::vector<glm::uvec2> ends{{0, 1}, {1, 3}};
+  EXPECT_TRUE(cuda::offsetBlockSlots(ends, 4, {1, 2}, &places));
+  EXPECT_EQ(places, (std::vector<uint32_t>{0, 4 + 1}));
+  EXPECT_FALSE(cuda::offsetBlockSlots(ends, 4, {1}, &places));
+  EXPECT_TRUE(places.empty());
+  EXPECT_FALSE(cuda::offsetBlockSlots({{0, 4}}, 4, {4}, &places));
+  EXPECT_FALSE(cuda::offsetBlockSlots(ends, size_t(1) << 31, {1, 2, 3}, &places));
+  EXPECT_FALSE(cuda::offsetBlockSlots(ends, 4, {}, &places));
+}
+
+// The launched path in the plain launch order (item 21 off at these sizes)
+CudaOptions launched(int lanes, bool tiles) {
+  CudaOptions o;
+  o.cg_path = CgPath::kLaunches;
+  o.dependent_launch_max_particles = 0;
+  o.gather_lanes = lanes;
+  o.gather_batch = 3;  // batched, as the stencil rows need at these sizes
+  o.lattice_tiles = tiles;
+  return o;
+}
+
+struct Runs {
+  Trajectory runs_of_springs, offset_blocks;
+};
+
+Runs runBothWays(const CudaOptions& options, const Scene& scene, const SolverSettings& settings,
+                 int steps) {
+  Runs out;
+  for (bool on : {false, true}) {
+    CudaOptions o = options;
+    o.offset_blocks = on;
+    std::string why_not;
+    auto gpu = createCudaBackend(o, &why_not);
+    EXPECT_TRUE(gpu) << why_not;
+    if (!gpu) return out;
+    Trajectory run = runSteps(*gpu, scene, settings, steps);
+    EXPECT_EQ(cudaOffsetBlocks(*gpu), on);
+    EXPECT_TRUE(cudaStencilRows(*gpu));
+    (on ? out.offset_blocks : out.runs_of_springs) = run;
+  }
+  return out;
+}
+
+void expectSameBitsAndIterations(const Runs& runs) {
+  ASSERT_TRUE(runs.runs_of_springs.ok) << runs.runs_of_springs.error;
+  ASSERT_TRUE(runs.offset_blocks.ok) << runs.offset_blocks.error;
+  EXPECT_TRUE(sameBytes(runs.runs_of_springs.state, runs.offset_blocks.state));
+  ASSERT_EQ(runs.runs_of_springs.stats.size(), runs.offset_blocks.stats.size());
+  for (size_t k = 0; k < runs.offset_blocks.stats.size(); ++k) {
+    ASSERT_EQ(runs.runs_of_springs.stats[k].cg_iterations,
+              runs.offset_blocks.stats[k].cg_iterations)
+        << "step " << k;
+  }
+}
+
+// The places change where a row reads its springs, not what it sums: the same bytes and CG
+// iterations with them and without, on cloth and volume, for one lane and several, tiled and not,
+// with item 24's words ahead and at the row, batches of 3 and 4, and packed float3
+TEST(OffsetBlocks, GiveTheSpringRunsBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(24, {}), volume = makeVolume(10, {});
+  const SolverSettings settings = settingsFor(Integrator::kImplicit);
+  for (const Scene* scene : {&cloth, &volume}) {
+    for (int lanes : {1, 2, 4, 32}) {
+      for (bool tiles : {false, true}) {
+        for (int variant = 0; variant < 4; ++variant) {
+          // 0: automatic batch, ahead; 1: at the row; 2: batches of 4; 3: float3 (2 lanes only)
+          if (variant == 3 && lanes != 2) continue;
+          CudaOptions o = launched(lanes, tiles);
+          o.stencil_ahead = variant != 1;
+          if (variant == 2) o.gather_batch = 4;
+          o.float4_layout = variant != 3;
+          SCOPED_TRACE(scene->name + ", " + std::to_string(lanes) + " lanes" +
+                       (tiles ? ", tiled" : "") + ", variant " + std::to_string(variant));
+          const Runs runs = runBothWays(o, *scene, settings, 20);
+          expectSameBitsAndIterations(runs);
+          EXPECT_GT(
+              relativeDifference(runs.offset_blocks.state, scene->state, extentOf(scene->state)),
+              1e-4);
+        }
+      }
+    }
+  }
+}
+
+// The same across the launched path's CG configurations: graphs of 1, 3 and 8 and none, warm
+// starts, float3, Newton's and BDF2's repeated solves (their prepare kernels write the places
+// too), a cap of 7 inside graphs of 8; and with unfused finishing (five launches)
+TEST(OffsetBlocks, GiveTheSpringRunsBitsInEveryLaunchedConfiguration) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
+  std::vector<LaunchedCase> cases = launchedCases();
+  CudaOptions unfused;
+  unfused.cg_path = CgPath::kLaunches;
+  unfused.fused_finish = false;
+  cases.push_back({"unfused", unfused, settingsFor(Integrator::kImplicit)});
+  for (const Scene* scene : {&cloth, &volume}) {
+    for (const LaunchedCase& c : cases) {
+      SCOPED_TRACE(scene->name + ", " + c.name);
+      CudaOptions o = c.options;
+      o.gather_batch = 3;  // the stencil rows (batched loads) at these sizes
+      expectSameBitsAndIterations(runBothWays(o, *scene, c.settings, 12));
+    }
+  }
+}
+
+// On by default with the stencil rows; off without them and on the grid path
+TEST(OffsetBlocks, OnWithTheStencilRows) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {});
+  EXPECT_EQ(askLoaded(launched(0, true), cloth, cudaOffsetBlocks), 1);
+  EXPECT_EQ(askLoaded(launched(0, false), cloth, cudaOffsetBlocks), 1);
+  CudaOptions off = launched(0, true);
+  off.offset_blocks = false;
+  EXPECT_EQ(askLoaded(off, cloth, cudaOffsetBlocks), 0);
+  CudaOptions no_stencil = launched(0, true);
+  no_stencil.stencil_rows = false;
+  EXPECT_EQ(askLoaded(no_stencil, cloth, cudaOffsetBlocks), 0);
+  CudaOptions grid;
+  grid.cg_path = CgPath::kGrid;
+  EXPECT_EQ(askLoaded(grid, cloth, cudaOffsetBlocks), 0);
+  EXPECT_EQ(askLoaded(CudaOptions{}, makeVolume(102, {}), cudaOffsetBlocks), 1);
+}
+
+}  // namespace
+}  // namespace hooke
