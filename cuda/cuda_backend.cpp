@@ -113,10 +113,15 @@ constexpr size_t kGatherThreadsPerSm = 512;
 // where the launched path batches its loads (item 16: cloth 2, volume 4); a twelfth where it
 // also gathers item 23's lattice tiles (cloth 1, volume 2: on the H200, in tiles, 1 lane was 4 %
 // faster than 2 at 262k and 1M cloth particles, 2 lanes 2 % and 10 % faster than 4 at 265k and
-// 1M volume particles, bench/results/gpu-h200-2026-12-02-tiles.json, "tiles")
+// 1M volume particles, bench/results/gpu-h200-2026-12-02-tiles.json, "tiles"); with item 37's
+// offset blocks as well, a whole row (a lane's loads no longer wait for a lower end's word: on the
+// H200 the 1M volume's rows on 1 lane in 8 × 4 × 8 tiles took 139.1 µs per iteration against
+// 149.7 on 2 in 8 × 4 × 4, the 265k volume 49.0 against 48.6, within the sweep's spread;
+// bench/results/gpu-h200-2026-12-03-offset-blocks.json, "tiles")
 constexpr double kRowShare = 3.0;
 constexpr double kBatchedRowShare = 6.0;
 constexpr double kTiledRowShare = 12.0;
+constexpr double kOffsetTiledRowShare = 32.0;
 
 // CudaOptions::grid_block 0: the grid path runs 512-thread blocks once its threads would fill
 // more than this many 256-thread blocks per multiprocessor. On the H200 512 was 6–11 % faster at
@@ -291,6 +296,7 @@ class CudaBackend final : public Backend {
   }
   bool dependentInUse() const { return loaded_ && path_ == CgPath::kLaunches && dependentLaunch(); }
   int directionHeld() const { return loaded_ && path_ == CgPath::kLaunches ? direction_held_ : 0; }
+  bool alphaInUpdate() const { return directionHeld() > 0 && alpha_in_update_; }
 
  private:
   Status validate(const Model& model) const;
@@ -367,8 +373,9 @@ class CudaBackend final : public Backend {
   Launch explicit_, spring_prepare_, particle_prepare_, commit_, visual_;
   Launch apply_, update_, direction_;
   int direction_held_ = 0;  // item 26: particles per thread of the joined update; 0: two kernels
-  int apply_lanes_ = 1;     // item 13: threads per particle of the launched q = A p
-  int apply_batch_ = 1;     // item 16: entries whose loads its lanes issue together
+  bool alpha_in_update_ = false;  // item 38: α formed by the joined kernel's blocks
+  int apply_lanes_ = 1;           // item 13: threads per particle of the launched q = A p
+  int apply_batch_ = 1;           // item 16: entries whose loads its lanes issue together
   cuda::ApplyEntries entries_ = cuda::ApplyEntries::kPairs;  // items 20 and 22: what it reads
   int apply_mode_ = 0;  // with item 22's rows: kApplyTiled (item 23) | kApplyAhead (item 24)
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
@@ -427,6 +434,7 @@ void CudaBackend::release() {
   device_model_.tiles = cuda::LatticeTiles{};
   apply_mode_ = 0;
   direction_held_ = 0;
+  alpha_in_update_ = false;
   order_ = LocalityOrder{};
   ordered_ = springs_ordered_ = false;
   buffers_ = Buffers{};
@@ -802,6 +810,9 @@ CgPlan CudaBackend::cgPlan() const {
   plan.dv_in_direction = options_.dv_in_direction;
   plan.dependent = dependentLaunch();
   plan.direction_held = direction_held_;
+  plan.alpha_in_update = alpha_in_update_;
+  // item 33's barrier for item 26's joined kernel; off: cooperative groups' grid sync
+  if (!options_.last_arrival) plan.reduction.arrived = nullptr;
   return plan;
 }
 
@@ -863,7 +874,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   uint32_t dims[3];
   if (!stencil.meta.empty() && options_.lattice_tiles &&
       cuda::latticeOfOffsets(stencil.offsets, n, dims)) {
-    chooseLanes(kTiledRowShare);
+    chooseLanes(spring_slot.empty() ? kTiledRowShare : kOffsetTiledRowShare);
     uint32_t tile[3];
     if (options_.lattice_tile[0] > 0) {  // acceptableLatticeTile at init()
       for (int a = 0; a < 3; ++a)
@@ -919,17 +930,21 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // the two dependent kernels up to 16k particles, 3–9 % faster than the two plain ones from 65k:
   // bench/results/gpu-h200-2026-12-02-joined.json, paths)
   direction_held_ = 0;
+  alpha_in_update_ = false;
   if (options_.direction_in_update && options_.fused_finish && props_.cooperativeLaunch != 0 &&
       !dependentLaunch(n) && n > 0) {
     const size_t threads = size_t(update_.grid) * size_t(update_.block);
     const int held = static_cast<int>((n + threads - 1) / threads);
+    // item 38 where the joined block holds q = A p's finishing block (shapes: set just below)
+    const bool alpha = options_.alpha_in_update;
     int per_sm = 0;
     const cudaError_t resident =
-        cuda::updateDirectionResidency(options_.float4_layout, update_.block, held, &per_sm);
+        cuda::updateDirectionResidency(options_.float4_layout, update_.block, held, alpha, &per_sm);
     cudaGetLastError();  // refused: the two kernels
     if (resident == cudaSuccess &&
         size_t(per_sm) * size_t(props_.multiProcessorCount) >= size_t(update_.grid)) {
       direction_held_ = held;
+      alpha_in_update_ = alpha;
     }
   }
   spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);
@@ -961,6 +976,18 @@ Status CudaBackend::load(const Model& model, const State& state) {
   }
   apply_ = launchFor(cg_shapes_[apply_kernel],
                      size_t(tiles.slots != 0 ? tiles.slots : n) * size_t(apply_lanes_));
+  // item 38 needs the joined block to hold q = A p's finishing block; else the joined kernel
+  // without it, if that one stays resident
+  if (alpha_in_update_ && apply_.block > update_.block) {
+    alpha_in_update_ = false;
+    int per_sm = 0;
+    const cudaError_t resident = cuda::updateDirectionResidency(
+        options_.float4_layout, update_.block, direction_held_, false, &per_sm);
+    cudaGetLastError();
+    if (resident != cudaSuccess ||
+        size_t(per_sm) * size_t(props_.multiProcessorCount) < size_t(update_.grid))
+      direction_held_ = 0;
+  }
   // one allocation: own_start then the entries (item 20), or the stencil rows (item 22) and with
   // them item 37's places and offset blocks
   const size_t compact_start_bytes = compact.own_start.size() * sizeof(uint32_t);
@@ -1838,6 +1865,11 @@ bool cudaStencilRows(const Backend& backend) {
 bool cudaStencilAhead(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->aheadInUse();
+}
+
+bool cudaAlphaInUpdate(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->alphaInUpdate();
 }
 
 bool cudaOffsetBlocks(const Backend& backend) {

@@ -214,6 +214,12 @@ struct CudaOptions {
   // resident holding its particles' z and p (on the H200: up to 4 particles per thread, 1.08M
   // particles), else the two kernels. The same bits as the two kernels.
   bool direction_in_update = true;
+  // Item 38, with item 26's joined kernel: q = A p runs unfused (no last block forming α at its
+  // end: its fence, ticket and the sum over every block's partial on one multiprocessor while the
+  // others wait), and every block of the joined kernel forms α itself from q = A p's block
+  // partials, exactly as that last block would have. Where the joined block is at least
+  // q = A p's. The same bits.
+  bool alpha_in_update = true;
   // Item 21, kLaunches on sm_90 and later, up to this many particles: programmatic dependent
   // launch. Each CG iteration kernel may be scheduled while the one before it still runs, and
   // waits for its results on the device (griddepcontrol), so the next grid's launch and block
@@ -314,6 +320,9 @@ bool cudaOffsetBlocks(const Backend& backend);
 // on the launched path (1 or more); 0 when it is not a CUDA backend, holds no model, is on another
 // path or runs the two kernels.
 int cudaDirectionInUpdate(const Backend& backend);
+
+// Whether a loaded CUDA backend's joined update forms α itself (item 38).
+bool cudaAlphaInUpdate(const Backend& backend);
 
 // Whether a loaded CUDA backend's launched q = A p reads item 20's 4-byte entries; false when it
 // is not a CUDA backend, holds no model or does not.

@@ -35,6 +35,8 @@ struct CgPlan {
   // item 26: particles per thread of the joined update and direction (launchUpdateDirection on
   // `update`'s shape, in place of the update and direction kernels); 0: the two kernels
   int direction_held = 0;
+  // item 38, with item 26: q = A p runs unfused and the joined kernel forms α from its partials
+  bool alpha_in_update = false;
   bool dependent = false;  // item 21: each iteration kernel launched to overlap the one before
 };
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <glm/glm.hpp>
 
@@ -473,6 +474,38 @@ __device__ __forceinline__ bool lastBlockToArrive(unsigned int* arrivals) {
   }
   __syncthreads();
   return is_last;
+}
+
+// The grid barrier of a cooperative launch. arrived == nullptr: cooperative groups' grid sync.
+// Otherwise item 33: the same protocol on the backend's own barrier word (zero at allocation; block
+// 0 adds 2^31 − (blocks − 1), every other block 1, so the word's top bit flips exactly when the
+// last block arrives and its low bits are zero again after), except that the add has acquire as
+// well as release semantics and the block whose add flips the bit sees that in the add's result and
+// goes on at once; every other block polls the word with acquire loads until the bit has flipped,
+// as cooperative groups does. The last block to arrive is the one the whole grid waits for: it
+// saves the poll's round trip to L2. __syncthreads before and after order the block's other
+// threads' accesses around thread 0's (as in cooperative groups).
+__device__ __forceinline__ void gridBarrier(uint32_t* arrived) {
+  if (arrived == nullptr) {
+    cooperative_groups::this_grid().sync();
+    return;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const uint32_t add = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1u) : 1u;
+    uint32_t before;
+    asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;"
+                 : "=r"(before)
+                 : "l"(arrived), "r"(add)
+                 : "memory");
+    if (((before ^ (before + add)) & 0x80000000u) == 0) {
+      uint32_t now;
+      do {
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(arrived) : "memory");
+      } while (((before ^ now) & 0x80000000u) == 0);
+    }
+  }
+  __syncthreads();
 }
 
 // Occupancy of one kernel: largest block (a multiple of 32, at most limit) that reaches the best

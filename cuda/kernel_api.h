@@ -304,11 +304,17 @@ cudaError_t launchDirection(Launch launch, cudaStream_t stream, bool float4_layo
 // bits as launchUpdate (fused) then launchDirection; z is never written. Every block must be
 // resident: updateDirectionResidency gives the blocks of `block` threads holding `held` particles
 // each that one multiprocessor keeps (0 when none), after setting the kernel's attributes.
+// alpha_from (item 38): q = A p's launch when it ran unfused (its partials of p·q at sum 0; at
+// most this launch's block, at most reduction.stride blocks): every block forms α from them as
+// q = A p's last block would have; grid 0: α from the scalars. The grid barrier is item 33's where
+// reduction.arrived is set. The kernel's own partials are sums 1 and 2.
 size_t updateDirectionSharedBytes(int block, int held);
-cudaError_t updateDirectionResidency(bool float4_layout, int block, int held, int* blocks_per_sm);
+cudaError_t updateDirectionResidency(bool float4_layout, int block, int held, bool alpha,
+                                     int* blocks_per_sm);
 cudaError_t launchUpdateDirection(Launch launch, int held, cudaStream_t stream, bool float4_layout,
                                   uint32_t particles, const DeviceSystem& system,
-                                  const CgVectors& cg, Reduction reduction, CgScalars* scalars);
+                                  const CgVectors& cg, Reduction reduction, CgScalars* scalars,
+                                  Launch alpha_from);
 
 // The whole PCG solve in one launch: one block (directions in shared memory) or a cooperative
 // grid. Starts from the state launchCgStart (or an earlier whole-CG launch) left in CgScalars and

@@ -251,18 +251,23 @@ __global__ void __launch_bounds__(kLightThreads)
 // it read before the barrier (block 0 alone writes them back), and forms p = z + β p from shared
 // memory: z never goes to global memory (32 bytes less per particle and iteration) and the
 // iteration has two launches. The same bits as updateKernel (fused) and directionKernel.
-template <bool F4>
+// kAlpha (item 38): q = A p ran unfused, and every block forms α itself from its `apply_blocks`
+// block partials of p·q, its first `apply_block` threads exactly as q = A p's last block would
+// have (the others add +0.0, which leaves the block's sum unchanged); a breakdown (p·q <= 0) stops
+// every block before the barrier. Its own partials go to sums 1 and 2 (q = A p's sum 0 may still be
+// read). The barrier: item 33's where reduction.arrived is set, else cooperative groups'.
+template <bool F4, bool kAlpha>
 __global__ void __launch_bounds__(kLightThreads)
     updateDirectionKernel(uint32_t particles, uint32_t held, DeviceSystem sys, CgVectors cg,
-                          Reduction reduction, CgScalars* scalars) {
+                          Reduction reduction, CgScalars* scalars, uint32_t apply_blocks,
+                          uint32_t apply_block) {
   // z then p of round k, component c, thread t at kept[(6 k + c) blockDim + t] (no bank conflicts)
   extern __shared__ float kept[];
   __shared__ CgScalars before;
-  __shared__ float beta;
+  __shared__ float beta, formed_alpha;
   __shared__ int stop;
   if (scalars->done) return;  // uniform across the grid: no block waits at the barrier alone
   if (threadIdx.x == 0) before = *scalars;  // block 0 writes *scalars only after the barrier
-  const float alpha = scalars->alpha;
   const Vec<F4>* __restrict__ q = static_cast<const Vec<F4>*>(cg.q);
   Vec<F4>* __restrict__ p = static_cast<Vec<F4>*>(cg.p);
   Vec<F4>* __restrict__ dv = static_cast<Vec<F4>*>(cg.dv);
@@ -278,9 +283,29 @@ __global__ void __launch_bounds__(kLightThreads)
     const float* at = kept + (6 * k + 3 * which) * block + t;
     return glm::vec3(at[0], at[block], at[2 * block]);
   };
+  float alpha;
+  if constexpr (kAlpha) {
+    double pq[1] = {0.0};
+    if (t < apply_block) {
+      threadPartials<1>(reduction.partials, reduction.stride, int(apply_blocks), pq, int(t),
+                        int(apply_block));
+    }
+    blockSum<1>(pq);
+    if (t == 0) {
+      stop = !(pq[0] > 0.0);
+      if (stop && blockIdx.x == 0) finishAlpha(pq[0], scalars);  // the breakdown
+      formed_alpha = stop ? 0.0f : static_cast<float>(before.rz / pq[0]);
+    }
+    __syncthreads();
+    if (stop) return;  // uniform across the grid
+    alpha = formed_alpha;
+  } else {
+    alpha = scalars->alpha;
+  }
+  const uint32_t first = firstIndex();
   double sums[2] = {0.0, 0.0};
   uint32_t k = 0;
-  for (uint32_t i = firstIndex(); i < particles && k < held; i += gridStride(), ++k) {
+  for (uint32_t i = first; i < particles && k < held; i += gridStride(), ++k) {
     const glm::vec3 pi = load(p, i);
     store(dv, i, axpy(alpha, pi, load(dv, i)));
     const glm::vec3 ri = load(r, i) - alpha * loadConst(q, i);
@@ -291,20 +316,25 @@ __global__ void __launch_bounds__(kLightThreads)
     sums[0] += dotDouble(ri, ri);
     sums[1] += dotDouble(ri, zi);
   }
-  writePartials<2>(sums, reduction);
-  cooperative_groups::this_grid().sync();
-  sumPartials<2>(reduction, gridDim.x, sums);
+  Reduction own = reduction;  // sums 1 and 2
+  own.partials += own.stride;
+  writePartials<2>(sums, own);
+  gridBarrier(reduction.arrived);
+  sumPartials<2>(own, gridDim.x, sums);
   if (t == 0) {
     CgScalars after = before;
     finishBeta(sums[0], sums[1], &after);
-    if (blockIdx.x == 0) finishBeta(sums[0], sums[1], scalars);
+    if (blockIdx.x == 0) {
+      if constexpr (kAlpha) scalars->alpha = alpha;
+      finishBeta(sums[0], sums[1], scalars);
+    }
     beta = after.beta;
     stop = after.done;
   }
   __syncthreads();
   if (stop) return;
   k = 0;
-  for (uint32_t i = firstIndex(); i < particles && k < held; i += gridStride(), ++k)
+  for (uint32_t i = first; i < particles && k < held; i += gridStride(), ++k)
     store(p, i, kept3(k, 0) + beta * kept3(k, 1));
 }
 
@@ -576,25 +606,29 @@ size_t updateDirectionSharedBytes(int block, int held) {
 namespace {
 
 template <bool F4>
-cudaError_t updateDirectionResidencyOf(int block, int held, int* blocks_per_sm) {
-  auto kernel = updateDirectionKernel<F4>;
+cudaError_t updateDirectionResidencyOf(int block, int held, bool alpha, int* blocks_per_sm) {
   // all shared memory for this kernel, which reads every byte once (item 9's L1 does nothing
   // for it), and room for the largest held count: the same attributes for every backend of the
-  // process, whatever it holds
+  // process, whatever it holds (both variants: with and without item 38)
   int device = 0, optin = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e != cudaSuccess) return e;
   e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (e != cudaSuccess) return e;
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                           int(cudaSharedmemCarveoutMaxShared));
-  if (e != cudaSuccess) return e;
   cudaFuncAttributes attributes{};
-  e = cudaFuncGetAttributes(&attributes, kernel);
-  if (e != cudaSuccess) return e;
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           optin - int(attributes.sharedSizeBytes));
-  if (e != cudaSuccess) return e;
+  for (auto kernel : {updateDirectionKernel<F4, false>, updateDirectionKernel<F4, true>}) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             int(cudaSharedmemCarveoutMaxShared));
+    if (e != cudaSuccess) return e;
+    cudaFuncAttributes own{};
+    e = cudaFuncGetAttributes(&own, kernel);
+    if (e != cudaSuccess) return e;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             optin - int(own.sharedSizeBytes));
+    if (e != cudaSuccess) return e;
+    if (kernel == (alpha ? updateDirectionKernel<F4, true> : updateDirectionKernel<F4, false>))
+      attributes = own;
+  }
   if (block > attributes.maxThreadsPerBlock) {
     *blocks_per_sm = 0;
     return cudaSuccess;
@@ -604,21 +638,28 @@ cudaError_t updateDirectionResidencyOf(int block, int held, int* blocks_per_sm) 
     *blocks_per_sm = 0;
     return cudaSuccess;
   }
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, block, bytes);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      blocks_per_sm, alpha ? updateDirectionKernel<F4, true> : updateDirectionKernel<F4, false>,
+      block, bytes);
 }
 
 }  // namespace
 
-cudaError_t updateDirectionResidency(bool float4_layout, int block, int held, int* blocks_per_sm) {
+cudaError_t updateDirectionResidency(bool float4_layout, int block, int held, bool alpha,
+                                     int* blocks_per_sm) {
   *blocks_per_sm = 0;
-  return float4_layout ? updateDirectionResidencyOf<true>(block, held, blocks_per_sm)
-                       : updateDirectionResidencyOf<false>(block, held, blocks_per_sm);
+  return float4_layout ? updateDirectionResidencyOf<true>(block, held, alpha, blocks_per_sm)
+                       : updateDirectionResidencyOf<false>(block, held, alpha, blocks_per_sm);
 }
 
 cudaError_t launchUpdateDirection(Launch launch, int held, cudaStream_t stream, bool float4_layout,
                                   uint32_t particles, const DeviceSystem& system,
-                                  const CgVectors& cg, Reduction reduction, CgScalars* scalars) {
+                                  const CgVectors& cg, Reduction reduction, CgScalars* scalars,
+                                  Launch alpha_from) {
   if (held < 1) return cudaErrorInvalidValue;
+  const bool alpha = alpha_from.grid > 0;
+  if (alpha && (alpha_from.block > launch.block || alpha_from.grid > reduction.stride))
+    return cudaErrorInvalidValue;
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeCooperative;
   attribute.val.cooperative = 1;
@@ -629,11 +670,14 @@ cudaError_t launchUpdateDirection(Launch launch, int held, cudaStream_t stream, 
   config.stream = stream;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  return float4_layout
-             ? cudaLaunchKernelEx(&config, updateDirectionKernel<true>, particles,
-                                  static_cast<uint32_t>(held), system, cg, reduction, scalars)
-             : cudaLaunchKernelEx(&config, updateDirectionKernel<false>, particles,
-                                  static_cast<uint32_t>(held), system, cg, reduction, scalars);
+  const uint32_t blocks = static_cast<uint32_t>(alpha_from.grid),
+                 threads = static_cast<uint32_t>(alpha_from.block);
+  const auto kernel =
+      float4_layout
+          ? (alpha ? updateDirectionKernel<true, true> : updateDirectionKernel<true, false>)
+          : (alpha ? updateDirectionKernel<false, true> : updateDirectionKernel<false, false>);
+  return cudaLaunchKernelEx(&config, kernel, particles, static_cast<uint32_t>(held), system, cg,
+                            reduction, scalars, blocks, threads);
 }
 
 cudaError_t launchBeta(int threads, cudaStream_t stream, Reduction reduction, int count,

@@ -283,6 +283,7 @@ Json rowJson(const Row& r) {
     f.push_back({"tile", tileJson(r.run)});
     f.push_back({"ahead", Json::boolean(r.run.ahead)});
     f.push_back({"offset_blocks", Json::boolean(r.run.offset_blocks)});
+    f.push_back({"alpha_in_update", Json::boolean(r.run.alpha_in_update)});
     f.push_back({"direction_held", Json::integer(r.run.direction_held)});
     f.push_back({"force_ms", Json::number(r.run.force_ms)});
     f.push_back({"cg_ms", Json::number(r.run.cg_ms)});
@@ -380,6 +381,12 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o.dependent_launch_max_particles = std::numeric_limits<int>::max();
     alternatives.push_back({"launches-dependent", o});
     o.dependent_launch_max_particles = CudaOptions{}.dependent_launch_max_particles;
+    o.alpha_in_update = false;  // item 38 off: α by q = A p's last block
+    alternatives.push_back({"launches-alpha-in-apply", o});
+    o.alpha_in_update = true;
+    o.last_arrival = false;  // item 33 off: the joined kernel's barrier by cooperative groups
+    alternatives.push_back({"launches-barrier-polled", o});
+    o.last_arrival = true;
     o.direction_in_update = false;  // item 26 off: the update and direction kernels
     alternatives.push_back({"launches-two-kernels", o});
     o.dv_in_direction = false;  // and item 25 off
@@ -498,6 +505,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"tile", tileJson(run)},
                                       {"ahead", Json::boolean(run.ahead)},
                                       {"offset_blocks", Json::boolean(run.offset_blocks)},
+                                      {"alpha_in_update", Json::boolean(run.alpha_in_update)},
                                       {"direction_held", Json::integer(run.direction_held)},
                                       {"error", Json::string(run.error)}}));
     }
@@ -567,6 +575,8 @@ constexpr Item kItems[] = {
     {33, "33", "the grid barrier's last block goes on without polling (off: cooperative groups)"},
     {35, "35", "lane k of a row forms its sum k for the block's sums (off: the first lane)"},
     {37, "37", "offset blocks: the launched A p's springs at computed places (off: spring runs)"},
+    {38, "38",
+     "alpha formed by the joined update's blocks (off: by the launched A p's last block)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -717,14 +727,19 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         o.stage_springs = -1;
         break;
       case 33:
-        applies = base.path == "grid";
-        if (!applies) note = "the grid path only";
+        applies = base.path == "grid" || (launched && base.direction_held > 0);
+        if (!applies) note = "the grid path and item 26's joined kernel only";
         o.last_arrival = false;
         break;
       case 35:
         applies = base.path == "grid" && base.staged_rows && base.lanes >= 4;
         if (!applies) note = "item 27's rows on 4 or more lanes only";
         o.lane_sums = false;
+        break;
+      case 38:
+        applies = launched && base.alpha_in_update;
+        if (!applies) note = "item 26's joined kernel only";
+        o.alpha_in_update = false;
         break;
       case 37:
         applies = launched && base.offset_blocks;

@@ -68,6 +68,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.offset_blocks = cudaOffsetBlocks(*backend);
   out.batch = cudaGatherBatch(*backend);
   out.direction_held = cudaDirectionInUpdate(*backend);
+  out.alpha_in_update = cudaAlphaInUpdate(*backend);
   return out;
 }
 

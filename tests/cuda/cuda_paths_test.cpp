@@ -1164,9 +1164,10 @@ TEST(GridBlock, BalancedBlocksGiveEachMultiprocessorAtMostOne) {
 // multiprocessors and 8 from 16; 4096 cloth particles 8 on 64 to 255 multiprocessors (the H200:
 // 132); a 2-particle spring 1; 65536 cloth particles 1 on fewer than 256 multiprocessors. Above
 // that size the launched path batches its loads (item 16) and takes the power of two nearest a
-// sixth of the row, a twelfth where it gathers item 23's lattice tiles: 262144 cloth particles
-// (more than 512 × the SMs of any current GPU) 1 in tiles, 2 without; a 137842-particle volume
-// (25.3 entries per row) 2 in tiles, 4 without. A forced count wins.
+// sixth of the row, a twelfth where it gathers item 23's lattice tiles, the whole row where those
+// read item 37's offset blocks: 262144 cloth particles (more than 512 × the SMs of any current
+// GPU) 1 in tiles, 2 without; a 137842-particle volume (25.3 entries per row) 1 in tiles, 2 in
+// tiles without offset blocks, 4 untiled. A forced count wins.
 TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   auto lanesFor = [](const CudaOptions& options, const Scene& scene) {
@@ -1199,7 +1200,10 @@ TEST(GatherLanes, AutomaticCountFollowsSizeAndSpringsPerParticle) {
   EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), large_cloth), 1);
   EXPECT_EQ(lanesFor(untiled, large_cloth), 2);
   if (512 * sms < 137842) {
-    EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), large_volume), 2);
+    CudaOptions spring_runs = onPath(CgPath::kLaunches);
+    spring_runs.offset_blocks = false;
+    EXPECT_EQ(lanesFor(onPath(CgPath::kLaunches), large_volume), 1);
+    EXPECT_EQ(lanesFor(spring_runs, large_volume), 2);
     EXPECT_EQ(lanesFor(untiled, large_volume), 4);
   }
   CudaOptions unbatched = onPath(CgPath::kLaunches);

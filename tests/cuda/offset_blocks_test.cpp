@@ -169,6 +169,19 @@ TEST(OffsetBlocks, GiveTheSpringRunsBitsInEveryLaunchedConfiguration) {
   }
 }
 
+// A few steps each way, tiled on one lane and untiled on two (short enough for compute-sanitizer's
+// memcheck, racecheck and synccheck, which the tests above outlast)
+TEST(OffsetBlocks, FewStepsGiveTheSpringRunsBits) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const SolverSettings settings = settingsFor(Integrator::kImplicit);
+  for (const Scene& scene : {makeCloth(16, {}), makeVolume(10, {})}) {
+    for (int lanes : {1, 2}) {
+      SCOPED_TRACE(scene.name + ", " + std::to_string(lanes) + " lanes");
+      expectSameBitsAndIterations(runBothWays(launched(lanes, lanes == 1), scene, settings, 3));
+    }
+  }
+}
+
 // On by default with the stencil rows; off without them and on the grid path
 TEST(OffsetBlocks, OnWithTheStencilRows) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
