@@ -186,10 +186,10 @@ struct CudaOptions {
   // (cuda::automaticTile).
   bool lattice_tiles = true;
   int lattice_tile[3] = {0, 0, 0};
-  // Item 24, with item 22's stencil rows: each lane loads the 8-byte word (first own spring, row
-  // mask) of the row it gathers next while it gathers the current one, so a row starts with its
-  // spring blocks' addresses known instead of one memory round trip away. The same sums, bit for
-  // bit.
+  // Item 24, with item 22's stencil rows and without item 37's offset blocks: each lane loads the
+  // 8-byte word (first own spring, row mask) of the row it gathers next while it gathers the
+  // current one, so a row starts with its spring blocks' addresses known instead of one memory
+  // round trip away. The same sums, bit for bit.
   bool stencil_ahead = true;
   // Item 37, with item 22's stencil rows: the spring blocks written a second time at load's
   // places d · particles + a (the spring from particle a at the stencil's d-th offset, one float4

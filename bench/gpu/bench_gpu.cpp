@@ -748,7 +748,7 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         break;
       case 24:
         applies = launched && base.ahead;
-        if (!applies) note = "the launched path's stencil rows only";
+        if (!applies) note = "the launched path's stencil rows without item 37 only";
         o.stencil_ahead = false;
         break;
       case 21:

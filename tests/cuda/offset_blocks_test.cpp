@@ -182,7 +182,17 @@ TEST(OffsetBlocks, FewStepsGiveTheSpringRunsBits) {
   }
 }
 
-// On by default with the stencil rows; off without them and on the grid path
+// On by default with the stencil rows; off without them and on the grid path; item 24's words
+// ahead only without it
+TEST(OffsetBlocks, LeaveTheWordsAheadToTheSpringRuns) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {});
+  EXPECT_EQ(askLoaded(launched(1, true), cloth, cudaStencilAhead), 0);
+  CudaOptions off = launched(1, true);
+  off.offset_blocks = false;
+  EXPECT_EQ(askLoaded(off, cloth, cudaStencilAhead), 1);
+}
+
 TEST(OffsetBlocks, OnWithTheStencilRows) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {});
