@@ -47,16 +47,7 @@ Runs runBothWays(const CudaOptions& options, const Scene& scene, const SolverSet
 }
 
 void expectSameBitsAndIterations(const Runs& runs) {
-  ASSERT_TRUE(runs.by_last_block.ok) << runs.by_last_block.error;
-  ASSERT_TRUE(runs.by_every_block.ok) << runs.by_every_block.error;
-  EXPECT_TRUE(sameBytes(runs.by_last_block.state, runs.by_every_block.state));
-  ASSERT_EQ(runs.by_last_block.stats.size(), runs.by_every_block.stats.size());
-  for (size_t k = 0; k < runs.by_every_block.stats.size(); ++k) {
-    ASSERT_EQ(runs.by_last_block.stats[k].cg_iterations, runs.by_every_block.stats[k].cg_iterations)
-        << "step " << k;
-    ASSERT_EQ(runs.by_last_block.stats[k].cg_converged, runs.by_every_block.stats[k].cg_converged)
-        << "step " << k;
-  }
+  cuda_test::expectSameBitsAndIterations(runs.by_last_block, runs.by_every_block);
 }
 
 // α formed by every block is q = A p's last block's α, bit for bit: the same bytes and CG

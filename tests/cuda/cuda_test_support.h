@@ -228,6 +228,19 @@ inline std::vector<LaunchedCase> launchedCases() {
   return cases;
 }
 
+// Two runs that must agree bit for bit: both ran, the same final bytes, and the same CG
+// iterations and convergence in every step.
+inline void expectSameBitsAndIterations(const Trajectory& a, const Trajectory& b) {
+  ASSERT_TRUE(a.ok) << a.error;
+  ASSERT_TRUE(b.ok) << b.error;
+  EXPECT_TRUE(sameBytes(a.state, b.state));
+  ASSERT_EQ(a.stats.size(), b.stats.size());
+  for (size_t k = 0; k < a.stats.size(); ++k) {
+    ASSERT_EQ(a.stats[k].cg_iterations, b.stats[k].cg_iterations) << "step " << k;
+    ASSERT_EQ(a.stats[k].cg_converged, b.stats[k].cg_converged) << "step " << k;
+  }
+}
+
 // CG iterations summed over every step.
 inline int totalIterations(const Trajectory& run) {
   int sum = 0;

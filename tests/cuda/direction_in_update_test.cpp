@@ -44,16 +44,7 @@ Runs runBothWays(const CudaOptions& options, const Scene& scene, const SolverSet
 }
 
 void expectSameBitsAndIterations(const Runs& runs) {
-  ASSERT_TRUE(runs.two_kernels.ok) << runs.two_kernels.error;
-  ASSERT_TRUE(runs.joined.ok) << runs.joined.error;
-  EXPECT_TRUE(sameBytes(runs.two_kernels.state, runs.joined.state));
-  ASSERT_EQ(runs.two_kernels.stats.size(), runs.joined.stats.size());
-  for (size_t k = 0; k < runs.joined.stats.size(); ++k) {
-    ASSERT_EQ(runs.two_kernels.stats[k].cg_iterations, runs.joined.stats[k].cg_iterations)
-        << "step " << k;
-    ASSERT_EQ(runs.two_kernels.stats[k].cg_converged, runs.joined.stats[k].cg_converged)
-        << "step " << k;
-  }
+  cuda_test::expectSameBitsAndIterations(runs.two_kernels, runs.joined);
 }
 
 // The launched path in the plain launch order: at these tests' small sizes item 21's dependent

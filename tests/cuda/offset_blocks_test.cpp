@@ -107,15 +107,7 @@ Runs runBothWays(const CudaOptions& options, const Scene& scene, const SolverSet
 }
 
 void expectSameBitsAndIterations(const Runs& runs) {
-  ASSERT_TRUE(runs.runs_of_springs.ok) << runs.runs_of_springs.error;
-  ASSERT_TRUE(runs.offset_blocks.ok) << runs.offset_blocks.error;
-  EXPECT_TRUE(sameBytes(runs.runs_of_springs.state, runs.offset_blocks.state));
-  ASSERT_EQ(runs.runs_of_springs.stats.size(), runs.offset_blocks.stats.size());
-  for (size_t k = 0; k < runs.offset_blocks.stats.size(); ++k) {
-    ASSERT_EQ(runs.runs_of_springs.stats[k].cg_iterations,
-              runs.offset_blocks.stats[k].cg_iterations)
-        << "step " << k;
-  }
+  cuda_test::expectSameBitsAndIterations(runs.runs_of_springs, runs.offset_blocks);
 }
 
 // The places change where a row reads its springs, not what it sums: the same bytes and CG
