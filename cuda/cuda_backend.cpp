@@ -865,13 +865,23 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // the tiled kernel), with fewer lanes per row: a tile's rows share what L1 holds, and a lane's
   // longer share of a row keeps more loads in flight
   // item 37: the spring blocks again in offset blocks, where every spring's place fits 32 bits
+  // (and where they take at most a quarter of the device's free memory: a model that fits without
+  // them is not refused for them)
   std::vector<uint32_t> spring_slot;
-  if (!stencil.meta.empty() && options_.offset_blocks)
-    cuda::offsetBlockSlots(ends, n, stencil.offsets, &spring_slot);
+  if (!stencil.meta.empty() && options_.offset_blocks &&
+      cuda::offsetBlockSlots(ends, n, stencil.offsets, &spring_slot)) {
+    size_t free_bytes = 0, total_bytes = 0;
+    const size_t wanted = stencil.offsets.size() * n * sizeof(float4) + springs * sizeof(uint32_t);
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess || wanted > free_bytes / 4) {
+      cudaGetLastError();
+      spring_slot.clear();
+    }
+  }
   // item 24 only without item 37: with the offset blocks a row's addresses follow from the row
   // alone, and the word ahead only holds registers (on the H200, tiled on one lane, 5 % slower at
   // the 265k volume and within 1 % at 262k cloth and 1M: 48.97 against 46.55, 28.95 / 29.16,
-  // 92.14 / 91.98, 140.50 / 141.03 µs per iteration, "launches-behind" in "paths")
+  // 92.14 / 91.98, 140.50 / 141.03 µs per iteration: "launches-behind" against "launches-graph"
+  // in bench/results/gpu-h200-2026-12-03-offset-blocks-final.json, the runs before this rule)
   const int walk = spring_slot.empty() ? (options_.stencil_ahead ? cuda::kApplyAhead : 0)
                                        : cuda::kApplyOffsetBlocks;
   cuda::LatticeTiles tiles;
@@ -955,6 +965,13 @@ Status CudaBackend::load(const Model& model, const State& state) {
         size_t(per_sm) * size_t(props_.multiProcessorCount) >= size_t(update_.grid)) {
       direction_held_ = held;
       alpha_in_update_ = alpha;
+    } else if (alpha) {  // the kernel without item 38 (less static shared memory) may still fit
+      const cudaError_t plain = cuda::updateDirectionResidency(options_.float4_layout,
+                                                               update_.block, held, false, &per_sm);
+      cudaGetLastError();
+      if (plain == cudaSuccess &&
+          size_t(per_sm) * size_t(props_.multiProcessorCount) >= size_t(update_.grid))
+        direction_held_ = held;
     }
   }
   spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);

@@ -351,7 +351,8 @@ const char* cgPathName(CgPath path);  // "auto", "launches", "one-block", "grid"
 // allocates their lists on top: 4 bytes per halo slot and per block, 8 per adjacency entry, and
 // where it stages each block's springs once (item 31) 4 more per entry, per block and per spring
 // a block names; the launched path with item 20's entries 4 bytes per particle and per adjacency
-// entry, with item 22's stencil rows 8 bytes per particle.
+// entry, with item 22's stencil rows 8 bytes per particle, and with item 37's offset blocks (where
+// they take at most a quarter of the free memory) 16 per offset and particle and 4 per spring.
 size_t cudaModelBytes(size_t particles, size_t springs, bool float4_layout,
                       size_t reduction_blocks);
 

@@ -112,7 +112,8 @@ void expectSameBitsAndIterations(const Runs& runs) {
 
 // The places change where a row reads its springs, not what it sums: the same bytes and CG
 // iterations with them and without, on cloth and volume, for one lane and several, tiled and not,
-// with item 24's words ahead and at the row, batches of 3 and 4, and packed float3
+// batches of 3 and 4, and packed float3; the spring runs with item 24's words ahead and at the row
+// (with the offset blocks item 24 does not apply: variants 0 and 1 run the same kernel there)
 TEST(OffsetBlocks, GiveTheSpringRunsBits) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(24, {}), volume = makeVolume(10, {});
