@@ -116,8 +116,8 @@ constexpr size_t kGatherThreadsPerSm = 512;
 // 1M volume particles, bench/results/gpu-h200-2026-12-02-tiles.json, "tiles"); with item 37's
 // offset blocks as well, a whole row (a lane's loads no longer wait for a lower end's word: on the
 // H200 the 1M volume's rows on 1 lane in 8 × 4 × 8 tiles took 139.1 µs per iteration against
-// 149.7 on 2 in 8 × 4 × 4, the 265k volume 49.0 against 48.6, within the sweep's spread;
-// bench/results/gpu-h200-2026-12-03-offset-blocks.json, "tiles")
+// 149.7 on 2 in 8 × 4 × 4, the 265k volume 49.0 against 48.6, within the sweep's spread; "tiles"
+// of bench/results/gpu-h200-2026-12-03-offset-blocks-final.json, runs "tiles-call3")
 constexpr double kRowShare = 3.0;
 constexpr double kBatchedRowShare = 6.0;
 constexpr double kTiledRowShare = 12.0;
