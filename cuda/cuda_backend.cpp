@@ -943,37 +943,6 @@ Status CudaBackend::load(const Model& model, const State& state) {
   visual_ = launchFor(step_shapes_[cuda::kVisualKernel], n);
   update_ = launchFor(cg_shapes_[cuda::kUpdateKernel], n);
   direction_ = launchFor(cg_shapes_[cuda::kDirectionKernel], n);
-  // item 26: the update and the direction as one cooperative launch of the update's shape, where
-  // every block of it stays resident with its threads' z and p in shared memory, and where item
-  // 21 is off: two dependent launches overlap each one's start with the last one's tail, which a
-  // cooperative launch cannot (on the H200 the joined kernel was 1–18 % slower per iteration than
-  // the two dependent kernels up to 16k particles, 3–9 % faster than the two plain ones from 65k:
-  // bench/results/gpu-h200-2026-12-02-joined.json, paths)
-  direction_held_ = 0;
-  alpha_in_update_ = false;
-  if (options_.direction_in_update && options_.fused_finish && props_.cooperativeLaunch != 0 &&
-      !dependentLaunch(n) && n > 0) {
-    const size_t threads = size_t(update_.grid) * size_t(update_.block);
-    const int held = static_cast<int>((n + threads - 1) / threads);
-    // item 38 where the joined block holds q = A p's finishing block (shapes: set just below)
-    const bool alpha = options_.alpha_in_update;
-    int per_sm = 0;
-    const cudaError_t resident =
-        cuda::updateDirectionResidency(options_.float4_layout, update_.block, held, alpha, &per_sm);
-    cudaGetLastError();  // refused: the two kernels
-    if (resident == cudaSuccess &&
-        size_t(per_sm) * size_t(props_.multiProcessorCount) >= size_t(update_.grid)) {
-      direction_held_ = held;
-      alpha_in_update_ = alpha;
-    } else if (alpha) {  // the kernel without item 38 (less static shared memory) may still fit
-      const cudaError_t plain = cuda::updateDirectionResidency(options_.float4_layout,
-                                                               update_.block, held, false, &per_sm);
-      cudaGetLastError();
-      if (plain == cudaSuccess &&
-          size_t(per_sm) * size_t(props_.multiProcessorCount) >= size_t(update_.grid))
-        direction_held_ = held;
-    }
-  }
   spring_prepare_newton_ = launchFor(step_shapes_[cuda::kSpringPrepareNewtonKernel], springs);
   particle_prepare_newton_ = launchFor(step_shapes_[cuda::kParticlePrepareNewtonKernel], n);
   newton_eval_ = launchFor(newton_shapes_[cuda::kNewtonEvalKernel], std::max(n, springs));
@@ -1003,17 +972,30 @@ Status CudaBackend::load(const Model& model, const State& state) {
   }
   apply_ = launchFor(cg_shapes_[apply_kernel],
                      size_t(tiles.slots != 0 ? tiles.slots : n) * size_t(apply_lanes_));
-  // item 38 needs the joined block to hold q = A p's finishing block; else the joined kernel
-  // without it, if that one stays resident
-  if (alpha_in_update_ && apply_.block > update_.block) {
-    alpha_in_update_ = false;
-    int per_sm = 0;
-    const cudaError_t resident = cuda::updateDirectionResidency(
-        options_.float4_layout, update_.block, direction_held_, false, &per_sm);
-    cudaGetLastError();
-    if (resident != cudaSuccess ||
-        size_t(per_sm) * size_t(props_.multiProcessorCount) < size_t(update_.grid))
-      direction_held_ = 0;
+  // item 26: the update and the direction as one cooperative launch of the update's shape, where
+  // every block of it stays resident with its threads' z and p in shared memory, and where item
+  // 21 is off: two dependent launches overlap each one's start with the last one's tail, which a
+  // cooperative launch cannot (on the H200 the joined kernel was 1–18 % slower per iteration than
+  // the two dependent kernels up to 16k particles, 3–9 % faster than the two plain ones from 65k:
+  // bench/results/gpu-h200-2026-12-02-joined.json, paths). Item 38 in it where the joined block
+  // holds q = A p's finishing block and its variant stays resident; else the joined kernel
+  // without it, if that one does.
+  direction_held_ = 0;
+  alpha_in_update_ = false;
+  if (options_.direction_in_update && options_.fused_finish && props_.cooperativeLaunch != 0 &&
+      !dependentLaunch(n) && n > 0) {
+    const size_t threads = size_t(update_.grid) * size_t(update_.block);
+    const int held = static_cast<int>((n + threads - 1) / threads);
+    auto resident = [&](bool alpha) {
+      int per_sm = 0;
+      const cudaError_t e = cuda::updateDirectionResidency(options_.float4_layout, update_.block,
+                                                           held, alpha, &per_sm);
+      cudaGetLastError();  // refused: not this variant
+      return e == cudaSuccess &&
+             size_t(per_sm) * size_t(props_.multiProcessorCount) >= size_t(update_.grid);
+    };
+    alpha_in_update_ = options_.alpha_in_update && apply_.block <= update_.block && resident(true);
+    if (alpha_in_update_ || resident(false)) direction_held_ = held;
   }
   // one allocation: own_start then the entries (item 20), or the stencil rows (item 22) and with
   // them item 37's places and offset blocks
