@@ -148,6 +148,12 @@ constexpr double kStagedLaneEntries = 2.0;
 // two-barrier grid was slower still (43.7, 64.5) (bench/results/gpu-h200-2026-12-03-rounds.json)
 constexpr double kGridRoundsMaxEntries = 16.0;
 
+// Item 39's automatic rule (CudaOptions::stream_offset_blocks 0): the share of L2 the rest of the
+// launched iteration's data may take. On the H200 streaming the blocks helped at 0.43–0.59 of L2
+// (262k–360k particles) and cost 7 % at the 524k volume (0.87), where the 524k cloth gained 3 %
+// (bench/results/gpu-h200-2026-12-03-streamed-blocks.json)
+constexpr double kStreamedBlocksL2Share = 0.75;
+
 // Lays the buffers out from base; with base = 0 it only measures.
 Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool float4_layout,
                       size_t partial_stride) {
@@ -286,6 +292,9 @@ class CudaBackend final : public Backend {
   bool offsetBlocksInUse() const {
     return stencilInUse() && (apply_mode_ & cuda::kApplyOffsetBlocks) != 0;
   }
+  bool streamedBlocksInUse() const {
+    return offsetBlocksInUse() && l2_window_.bytes > 0 && !l2_window_.persisting;
+  }
   bool tilesInUse(uint32_t tile[3]) const {
     const bool on = stencilInUse() && device_model_.tiles.slots != 0;
     const cuda::LatticeTiles& t = device_model_.tiles;
@@ -325,6 +334,7 @@ class CudaBackend final : public Backend {
            particles <= size_t(std::max(0, options_.single_reduction_max_particles));
   }
   Status setL2Window(bool on);
+  bool streamBlocks(size_t particles, bool float4_layout) const;
   Status record(int event);
   Status elapsed(int from, int to, double* ms);
   Launch launchFor(const KernelShape& shape, size_t count) const;
@@ -381,7 +391,13 @@ class CudaBackend final : public Backend {
   Launch spring_prepare_newton_, particle_prepare_newton_, newton_eval_, newton_trial_, bdf2_base_;
   Reduction newton_reduction_;
   int current_ = 0;  // x[current_], v[current_] hold the state; the other pair the previous one
-  size_t l2_window_bytes_ = 0;
+  // the stream's L2 access-policy window during CG: item 6's persisting window over the constant
+  // data, or item 39's streaming one over the offset blocks; no bytes: none
+  struct L2Window {
+    void* base = nullptr;
+    size_t bytes = 0;
+    bool persisting = false;
+  } l2_window_;
   cuda::CudaPcg pcg_;
   // bdf2 (as CpuBackend): the state one step back is usable when the last step succeeded with
   // the same h; otherwise bdf2 starts with a backward-Euler step
@@ -1245,16 +1261,23 @@ Status CudaBackend::load(const Model& model, const State& state) {
 
   // L2 persisting window over CG's read-only data (item 6): rounded up to 128 KiB, capped at the
   // device's persisting maximum, its largest window and a quarter of L2. Unsupported: go without.
-  l2_window_bytes_ = 0;
+  l2_window_ = L2Window{};
   if (options_.l2_persist && props_.persistingL2CacheMaxSize > 0 &&
       props_.accessPolicyMaxWindowSize > 0) {
     size_t window = alignUp(b.constant_bytes, kL2WindowGranule);
     window = std::min({window, size_t(props_.persistingL2CacheMaxSize),
                        size_t(props_.accessPolicyMaxWindowSize), size_t(props_.l2CacheSize) / 4});
     if (window > 0 && cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, window) == cudaSuccess) {
-      l2_window_bytes_ = window;
+      l2_window_ = L2Window{arena_, window, true};
     }
     cudaGetLastError();
+  } else if (offset_block != nullptr && props_.accessPolicyMaxWindowSize > 0 &&
+             streamBlocks(n, options_.float4_layout)) {
+    // item 39: as much of the offset blocks as one window holds (all of them below 8M particles
+    // on a cloth at the H200's 128 MiB)
+    l2_window_ = L2Window{offset_block,
+                          std::min(offset_block_bytes, size_t(props_.accessPolicyMaxWindowSize)),
+                          false};
   }
 
   pcg_.configure(cgPlan());
@@ -1521,16 +1544,31 @@ Status CudaBackend::stepExplicit(float h, bool symplectic, const float3* externa
 }
 
 Status CudaBackend::setL2Window(bool on) {
-  if (l2_window_bytes_ == 0) return Status::ok();
+  if (l2_window_.bytes == 0) return Status::ok();
+  const bool persisting = l2_window_.persisting;
   cudaStreamAttrValue value{};
-  value.accessPolicyWindow.base_ptr = arena_;
-  value.accessPolicyWindow.num_bytes = on ? l2_window_bytes_ : 0;
-  value.accessPolicyWindow.hitRatio = 1.0f;  // the window never exceeds the persisting limit
-  value.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  value.accessPolicyWindow.base_ptr = l2_window_.base;
+  value.accessPolicyWindow.num_bytes = on ? l2_window_.bytes : 0;
+  // item 6's window never exceeds the persisting limit; item 39's persists nothing
+  value.accessPolicyWindow.hitRatio = persisting ? 1.0f : 0.0f;
+  value.accessPolicyWindow.hitProp =
+      persisting ? cudaAccessPropertyPersisting : cudaAccessPropertyStreaming;
   value.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
   HOOKE_CUDA_TRY(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &value));
-  if (!on) HOOKE_CUDA_TRY(cudaCtxResetPersistingL2Cache());
+  if (!on && persisting) HOOKE_CUDA_TRY(cudaCtxResetPersistingL2Cache());
   return Status::ok();
+}
+
+// Item 39's rule: stream the offset blocks where the rest of what the launched iteration touches
+// per particle takes at most kStreamedBlocksL2Share of L2 (CudaOptions::stream_offset_blocks)
+bool CudaBackend::streamBlocks(size_t particles, bool float4_layout) const {
+  if (options_.stream_offset_blocks != 0) return options_.stream_offset_blocks > 0;
+  const size_t vec = float4_layout ? 16 : 12;
+  // Δv, r, p, q; the diagonal, P⁻¹ (3 float2), the mask; the stencil row's word
+  const size_t per_particle =
+      4 * vec + sizeof(float) + 3 * sizeof(float2) + sizeof(float) + sizeof(uint2);
+  return double(particles * per_particle) <=
+         kStreamedBlocksL2Share * double(props_.l2CacheSize);
 }
 
 // (M − h ∂f/∂v − h² ∂f/∂x) Δv = h (f0 + h ∂f/∂x v0),  v1 = v0 + Δv,  x1 = x0 + h v1
@@ -1884,6 +1922,11 @@ bool cudaAlphaInUpdate(const Backend& backend) {
 bool cudaOffsetBlocks(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->offsetBlocksInUse();
+}
+
+bool cudaStreamedBlocks(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->streamedBlocksInUse();
 }
 
 bool cudaLatticeTiles(const Backend& backend, int tile[3]) {

@@ -199,6 +199,18 @@ struct CudaOptions {
   // device memory (the places of absent springs included), one more 16-byte store per spring and
   // step. The same sums, bit for bit.
   bool offset_blocks = true;
+  // Item 39, with item 37's offset blocks: during CG an L2 access-policy window over the offset
+  // blocks with hit ratio 0, so every access to them is streaming (evict-first): they give way in
+  // L2 to the vectors, which the next kernel reads again. 0: where the rest of what an iteration
+  // touches per particle (the four CG vectors, the diagonal, P⁻¹, the mask and the row's word:
+  // 104 bytes in float4) takes at most 3/4 of L2; 1: wherever offset blocks run; -1: never. On
+  // the H200 (60 MiB L2; fixed 100 iterations, µs per iteration): cloth 512 28.6 → 26.4 (0.43 of
+  // L2), volume 102 46.8 → 44.1 (0.44), cloth 600 42.8 → 37.3 (0.59), cloth 724 53.6 → 52.2
+  // (0.87), but volume 128 76.0 → 81.1 (0.87), cloth 1024 91.8 → 96.3 (1.7), volume 162 141 either
+  // way (bench/results/gpu-h200-2026-12-03-streamed-blocks.json). A persisting share of the
+  // blocks measured slower the larger it was. Item 6's window, when on, takes its place (a stream
+  // has one window).
+  int stream_offset_blocks = 0;
   // Item 25, kLaunches: Δv += α p moves from the update kernel to the direction kernel, which
   // reads p anyway (then p = z + β p), so the update reads neither p nor Δv: 16 bytes less per
   // particle and iteration. The direction kernel of the iteration that ends CG still runs for
@@ -315,6 +327,9 @@ bool cudaStencilAhead(const Backend& backend);
 
 // Whether a loaded CUDA backend's launched q = A p reads item 37's offset blocks.
 bool cudaOffsetBlocks(const Backend& backend);
+
+// Whether a loaded CUDA backend streams item 37's offset blocks through L2 during CG (item 39).
+bool cudaStreamedBlocks(const Backend& backend);
 
 // Particles each thread of item 26's joined update and direction holds in a loaded CUDA backend
 // on the launched path (1 or more); 0 when it is not a CUDA backend, holds no model, is on another

@@ -1,6 +1,7 @@
 // hooke-bench-gpu: times the CUDA implicit step (issue 3) against a cuSPARSE/cuBLAS textbook CG,
 // the original design and the floors, runs the ablation and the one-block crossover, and writes
 // JSON plus a short table. Never asserts on time; a failed variant is recorded, not fatal.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/gpu/floors.h"
@@ -57,6 +59,9 @@ struct Args {
   bool tiles = true;        // the item-23 sweep of lattice tiles
   bool tiles_only = false;  // only the floors and that sweep
   bool quick = false;       // fewer steps per measurement
+  // --paths A,B,...: with --scene, only the fixed-count "fastest" row and these paths (by name):
+  // a targeted comparison without the textbook, the original design or the tolerance rows
+  std::vector<std::string> paths;
 };
 
 constexpr const char* kUsage =
@@ -64,7 +69,7 @@ constexpr const char* kUsage =
     "                       [--min-res N] [--scene cloth:RES|volume:RES]\n"
     "                       [--no-ablation] [--no-crossover] [--no-lanes] [--lanes-only]\n"
     "                       [--no-grid-lanes] [--grid-lanes-only]\n"
-    "                       [--no-tiles] [--tiles-only] [--quick]";
+    "                       [--no-tiles] [--tiles-only] [--quick] [--paths A,B,...]";
 
 int parseArgs(int argc, char** argv, Args* out) {
   for (int i = 1; i < argc; ++i) {
@@ -74,13 +79,21 @@ int parseArgs(int argc, char** argv, Args* out) {
       std::printf("%s\n", kUsage);
       return 0;
     } else if (arg == "--json" || arg == "--commit" || arg == "--budget" || arg == "--max-res" ||
-               arg == "--min-res" || arg == "--scene") {
+               arg == "--min-res" || arg == "--scene" || arg == "--paths") {
       const char* v = value();
       if (!v) {
         std::fprintf(stderr, "hooke-bench-gpu: %s needs a value\n", arg.c_str());
         return 2;
       }
       if (arg == "--json") out->json_path = v;
+      if (arg == "--paths") {
+        out->paths.clear();
+        for (std::string_view rest = v; !rest.empty();) {
+          const size_t comma = rest.find(',');
+          if (comma != 0) out->paths.emplace_back(rest.substr(0, comma));
+          rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        }
+      }
       if (arg == "--commit") out->commit = v;
       if (arg == "--budget") {
         char* end = nullptr;
@@ -137,6 +150,10 @@ int parseArgs(int argc, char** argv, Args* out) {
       std::fprintf(stderr, "hooke-bench-gpu: unknown argument '%s'\n%s\n", arg.c_str(), kUsage);
       return 2;
     }
+  }
+  if (!out->paths.empty() && out->scene_name.empty()) {
+    std::fprintf(stderr, "hooke-bench-gpu: --paths needs --scene\n");
+    return 2;
   }
   if (out->min_res > out->max_res) {
     std::fprintf(stderr, "hooke-bench-gpu: --min-res %d is above --max-res %d\n", out->min_res,
@@ -283,6 +300,7 @@ Json rowJson(const Row& r) {
     f.push_back({"tile", tileJson(r.run)});
     f.push_back({"ahead", Json::boolean(r.run.ahead)});
     f.push_back({"offset_blocks", Json::boolean(r.run.offset_blocks)});
+    f.push_back({"streamed_blocks", Json::boolean(r.run.streamed_blocks)});
     f.push_back({"alpha_in_update", Json::boolean(r.run.alpha_in_update)});
     f.push_back({"direction_held", Json::integer(r.run.direction_held)});
     f.push_back({"force_ms", Json::number(r.run.force_ms)});
@@ -339,11 +357,14 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
   };
   RunSummary fastest_tol;
   TextbookCg textbook_solver;
-  const Status textbook_loaded = textbook_solver.load(scene.model, scene.state);
+  const bool targeted = !b.args.paths.empty();
+  const Status textbook_loaded = targeted ? Status::error("not measured (--paths)")
+                                          : textbook_solver.load(scene.model, scene.state);
   std::printf("  [%6.1fs] %-6s %4d: %zu particles, %zu springs, textbook CSR %zu nonzeros%s\n",
               b.elapsed(), name.c_str(), res, n, springs, textbook_solver.nonzeros(),
               textbook_loaded ? "" : " (load FAILED)");
   for (bool fixed : {false, true}) {
+    if (targeted && !fixed) continue;
     const SolverSettings settings = settingsFor(fixed);
     const std::string mode = fixed ? "fixed" : "tolerance";
     if (b.outOfTime()) return;
@@ -353,13 +374,15 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     } else {
       textbook.error = textbook_loaded.message();
     }
-    progress("textbook", name, res, textbook, b.elapsed());
-    add("textbook", mode, textbook);
-    if (b.outOfTime()) return;
-    RunSummary original =
-        runHooke(originalOptions(), scene, settings, kDt, sized.warmup, sized.steps);
-    progress("original", name, res, original, b.elapsed());
-    add("original", mode, original);
+    if (!targeted) {
+      progress("textbook", name, res, textbook, b.elapsed());
+      add("textbook", mode, textbook);
+      if (b.outOfTime()) return;
+      RunSummary original =
+          runHooke(originalOptions(), scene, settings, kDt, sized.warmup, sized.steps);
+      progress("original", name, res, original, b.elapsed());
+      add("original", mode, original);
+    }
     if (b.outOfTime()) return;
     RunSummary fastest = runHooke(CudaOptions{}, scene, settings, kDt, sized.warmup, sized.steps);
     progress("fastest", name, res, fastest, b.elapsed());
@@ -400,6 +423,18 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.lattice_tiles = false;
       alternatives.push_back({"launches-untiled", o});
       o.lattice_tiles = true;
+      // item 16's batches forced each way (the rule takes 4 for rows on one lane)
+      o.gather_batch = 3;
+      alternatives.push_back({"launches-batch-3", o});
+      o.gather_batch = 4;
+      alternatives.push_back({"launches-batch-4", o});
+      o.gather_batch = 0;
+      // item 39 each way: the offset blocks cached in L2 as the rest, and streamed at any size
+      o.stream_offset_blocks = -1;
+      alternatives.push_back({"launches-blocks-cached", o});
+      o.stream_offset_blocks = 1;
+      alternatives.push_back({"launches-blocks-streamed", o});
+      o.stream_offset_blocks = 0;
       // item 37 off: the springs through their lower ends' runs, with item 24's words ahead and
       // without (item 24 applies to the runs only)
       o.offset_blocks = false;
@@ -484,6 +519,10 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       alternatives.push_back({"one-block", o});
     }
     for (const Alternative& alt : alternatives) {
+      if (targeted && std::find(b.args.paths.begin(), b.args.paths.end(), alt.name) ==
+                          b.args.paths.end()) {
+        continue;
+      }
       if (b.outOfTime()) return;
       RunSummary run = runHooke(alt.options, scene, settings, kDt, sized.warmup, sized.steps);
       progress(alt.name, name, res, run, b.elapsed());
@@ -509,6 +548,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"tile", tileJson(run)},
                                       {"ahead", Json::boolean(run.ahead)},
                                       {"offset_blocks", Json::boolean(run.offset_blocks)},
+                                      {"streamed_blocks", Json::boolean(run.streamed_blocks)},
                                       {"alpha_in_update", Json::boolean(run.alpha_in_update)},
                                       {"direction_held", Json::integer(run.direction_held)},
                                       {"error", Json::string(run.error)}}));
@@ -581,6 +621,7 @@ constexpr Item kItems[] = {
     {37, "37", "offset blocks: the launched A p's springs at computed places (off: spring runs)"},
     {38, "38",
      "alpha formed by the joined update's blocks (off: by the launched A p's last block)"},
+    {39, "39", "offset blocks streamed through L2, evict-first (off: cached as the rest)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -744,6 +785,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = launched && base.alpha_in_update;
         if (!applies) note = "item 26's joined kernel only";
         o.alpha_in_update = false;
+        break;
+      case 39:
+        applies = launched && base.streamed_blocks;
+        if (!applies) note = "the launched path's offset blocks where the rest fits 3/4 of L2 only";
+        o.stream_offset_blocks = -1;
         break;
       case 37:
         applies = launched && base.offset_blocks;
@@ -1039,6 +1085,7 @@ void measureTiles(Bench& b) {
                                       {"tile", tileJson(run)},
                                       {"ahead", Json::boolean(run.ahead)},
                                       {"offset_blocks", Json::boolean(run.offset_blocks)},
+                                      {"streamed_blocks", Json::boolean(run.streamed_blocks)},
                                       {"float4", Json::boolean(v.float4)},
                                       {"batch", Json::integer(run.batch)},
                                       {"automatic_batch", Json::boolean(v.batch == 0)},

@@ -66,6 +66,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   cudaLatticeTiles(*backend, out.tile);
   out.ahead = cudaStencilAhead(*backend);
   out.offset_blocks = cudaOffsetBlocks(*backend);
+  out.streamed_blocks = cudaStreamedBlocks(*backend);
   out.batch = cudaGatherBatch(*backend);
   out.direction_held = cudaDirectionInUpdate(*backend);
   out.alpha_in_update = cudaAlphaInUpdate(*backend);

@@ -32,6 +32,7 @@ struct RunSummary {
   int tile[3] = {0, 0, 0};       // item 23's lattice tile of those rows (zeros: none)
   bool ahead = false;            // item 24: their words loaded a round ahead
   bool offset_blocks = false;    // item 37: their springs from the offset blocks
+  bool streamed_blocks = false;  // item 39: the offset blocks streamed through L2
   bool alpha_in_update = false;  // item 38: α formed by the joined update's blocks
   int batch = 0;                 // item 16: entries per batch of gather loads (1: none)
   int direction_held = 0;        // item 26: particles per thread of the joined update (0: off)
