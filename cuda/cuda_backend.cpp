@@ -149,9 +149,9 @@ constexpr double kStagedLaneEntries = 2.0;
 constexpr double kGridRoundsMaxEntries = 16.0;
 
 // Item 39's automatic rule (CudaOptions::stream_offset_blocks 0): the share of L2 the rest of the
-// launched iteration's data may take. On the H200 streaming the blocks helped at 0.43–0.59 of L2
-// (262k–360k particles) and cost 7 % at the 524k volume (0.87), where the 524k cloth gained 3 %
-// (bench/results/gpu-h200-2026-12-03-streamed-blocks.json)
+// launched iteration's data may take. On the H200 streaming the blocks helped at 0.43–0.60 of L2
+// (262k–360k particles: 7–14 %) and cost 7 % at the 524k volume (0.87), where the 524k cloth
+// gained 2 % (bench/results/gpu-h200-2026-12-03-streamed-blocks-sizes.json)
 constexpr double kStreamedBlocksL2Share = 0.75;
 
 // Lays the buffers out from base; with base = 0 it only measures.
@@ -1275,9 +1275,9 @@ Status CudaBackend::load(const Model& model, const State& state) {
              streamBlocks(n, options_.float4_layout)) {
     // item 39: as much of the offset blocks as one window holds (all of them below 8M particles
     // on a cloth at the H200's 128 MiB)
-    l2_window_ = L2Window{offset_block,
-                          std::min(offset_block_bytes, size_t(props_.accessPolicyMaxWindowSize)),
-                          false};
+    l2_window_ =
+        L2Window{offset_block,
+                 std::min(offset_block_bytes, size_t(props_.accessPolicyMaxWindowSize)), false};
   }
 
   pcg_.configure(cgPlan());
@@ -1567,8 +1567,7 @@ bool CudaBackend::streamBlocks(size_t particles, bool float4_layout) const {
   // Δv, r, p, q; the diagonal, P⁻¹ (3 float2), the mask; the stencil row's word
   const size_t per_particle =
       4 * vec + sizeof(float) + 3 * sizeof(float2) + sizeof(float) + sizeof(uint2);
-  return double(particles * per_particle) <=
-         kStreamedBlocksL2Share * double(props_.l2CacheSize);
+  return double(particles * per_particle) <= kStreamedBlocksL2Share * double(props_.l2CacheSize);
 }
 
 // (M − h ∂f/∂v − h² ∂f/∂x) Δv = h (f0 + h ∂f/∂x v0),  v1 = v0 + Δv,  x1 = x0 + h v1

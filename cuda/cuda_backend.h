@@ -204,12 +204,13 @@ struct CudaOptions {
   // L2 to the vectors, which the next kernel reads again. 0: where the rest of what an iteration
   // touches per particle (the four CG vectors, the diagonal, P⁻¹, the mask and the row's word:
   // 104 bytes in float4) takes at most 3/4 of L2; 1: wherever offset blocks run; -1: never. On
-  // the H200 (60 MiB L2; fixed 100 iterations, µs per iteration): cloth 512 28.6 → 26.4 (0.43 of
-  // L2), volume 102 46.8 → 44.1 (0.44), cloth 600 42.8 → 37.3 (0.59), cloth 724 53.6 → 52.2
-  // (0.87), but volume 128 76.0 → 81.1 (0.87), cloth 1024 91.8 → 96.3 (1.7), volume 162 141 either
-  // way (bench/results/gpu-h200-2026-12-03-streamed-blocks.json). A persisting share of the
-  // blocks measured slower the larger it was. Item 6's window, when on, takes its place (a stream
-  // has one window).
+  // the H200 (60 MiB L2; fixed 100 iterations, µs per iteration, cached → streamed): cloth 512
+  // 29.8 → 26.6 (the rest: 0.43 of L2), volume 102 46.6 → 43.4 (0.44), cloth 600 42.5 → 36.4
+  // (0.60), cloth 724 53.2 → 52.4 (0.87), but volume 128 76.5 → 81.5 (0.87)
+  // (bench/results/gpu-h200-2026-12-03-streamed-blocks-sizes.json); at 1M cloth 5 % slower,
+  // the 1M volume within 1 % (docs/PERFORMANCE.md, item 39). A persisting share of the blocks
+  // measured slower the larger it was. Item 6's window, when on, takes its place (a stream has one
+  // window). The same bits either way.
   int stream_offset_blocks = 0;
   // Item 25, kLaunches: Δv += α p moves from the update kernel to the direction kernel, which
   // reads p anyway (then p = z + β p), so the update reads neither p nor Δv: 16 bytes less per

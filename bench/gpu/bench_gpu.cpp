@@ -519,8 +519,8 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       alternatives.push_back({"one-block", o});
     }
     for (const Alternative& alt : alternatives) {
-      if (targeted && std::find(b.args.paths.begin(), b.args.paths.end(), alt.name) ==
-                          b.args.paths.end()) {
+      if (targeted &&
+          std::find(b.args.paths.begin(), b.args.paths.end(), alt.name) == b.args.paths.end()) {
         continue;
       }
       if (b.outOfTime()) return;

@@ -1,6 +1,6 @@
 // Item 37: the launched q = A p reads its spring blocks from offset blocks, one place per stencil
-// offset and particle; item 39 streams them through L2. The places (no device needed), and the kernels that use them (need a
-// device; skipped, never passed, where there is none).
+// offset and particle; item 39 streams them through L2. The places (no device needed), and the
+// kernels that use them (need a device; skipped, never passed, where there is none).
 #include <gtest/gtest.h>
 
 #include <algorithm>
