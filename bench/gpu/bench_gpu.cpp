@@ -423,6 +423,16 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.lattice_tiles = false;
       alternatives.push_back({"launches-untiled", o});
       o.lattice_tiles = true;
+      // item 23's tile against the automatic one (the largest power of two of rows within the
+      // kernel's block: 128 rows at 192 threads since 62d2250): twice and half that
+      const bool cloth = name == "cloth";
+      const int twice[3] = {cloth ? 32 : 8, cloth ? 8 : 4, cloth ? 1 : 8};
+      const int half[3] = {cloth ? 32 : 8, cloth ? 2 : 4, cloth ? 1 : 2};
+      std::copy(twice, twice + 3, o.lattice_tile);
+      alternatives.push_back({"launches-tile-256-rows", o});
+      std::copy(half, half + 3, o.lattice_tile);
+      alternatives.push_back({"launches-tile-64-rows", o});
+      std::fill(o.lattice_tile, o.lattice_tile + 3, 0);
       // item 16's batches forced each way (the rule takes 4 for rows on one lane)
       o.gather_batch = 3;
       alternatives.push_back({"launches-batch-3", o});
