@@ -292,6 +292,16 @@ class CudaBackend final : public Backend {
   bool offsetBlocksInUse() const {
     return stencilInUse() && (apply_mode_ & cuda::kApplyOffsetBlocks) != 0;
   }
+  // the bytes of the stream's access-policy window as the stream has it now (0: none)
+  size_t streamL2WindowBytes() const {
+    cudaStreamAttrValue value{};
+    if (!loaded_ || cudaStreamGetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow,
+                                           &value) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return value.accessPolicyWindow.num_bytes;
+  }
   bool streamedBlocksInUse() const {
     return offsetBlocksInUse() && l2_window_.bytes > 0 && !l2_window_.persisting;
   }
@@ -1262,22 +1272,31 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // L2 persisting window over CG's read-only data (item 6): rounded up to 128 KiB, capped at the
   // device's persisting maximum, its largest window and a quarter of L2. Unsupported: go without.
   l2_window_ = L2Window{};
-  if (options_.l2_persist && props_.persistingL2CacheMaxSize > 0 &&
-      props_.accessPolicyMaxWindowSize > 0) {
-    size_t window = alignUp(b.constant_bytes, kL2WindowGranule);
-    window = std::min({window, size_t(props_.persistingL2CacheMaxSize),
-                       size_t(props_.accessPolicyMaxWindowSize), size_t(props_.l2CacheSize) / 4});
-    if (window > 0 && cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, window) == cudaSuccess) {
-      l2_window_ = L2Window{arena_, window, true};
+  if (options_.l2_persist) {  // item 6 has the stream's window (where unsupported: no window)
+    if (props_.persistingL2CacheMaxSize > 0 && props_.accessPolicyMaxWindowSize > 0) {
+      size_t window = alignUp(b.constant_bytes, kL2WindowGranule);
+      window = std::min({window, size_t(props_.persistingL2CacheMaxSize),
+                         size_t(props_.accessPolicyMaxWindowSize), size_t(props_.l2CacheSize) / 4});
+      if (window > 0 && cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, window) == cudaSuccess) {
+        l2_window_ = L2Window{arena_, window, true};
+      }
+      cudaGetLastError();
     }
-    cudaGetLastError();
   } else if (offset_block != nullptr && props_.accessPolicyMaxWindowSize > 0 &&
              streamBlocks(n, options_.float4_layout)) {
-    // item 39: as much of the offset blocks as one window holds (all of them below 8M particles
-    // on a cloth at the H200's 128 MiB)
+    // item 39: as much of the offset blocks as one window holds (on the H200's 128 MiB all of a
+    // cloth's up to 1.4M particles, a volume's up to 645k: the 1M volume's first 60 % when forced)
     l2_window_ =
         L2Window{offset_block,
                  std::min(offset_block_bytes, size_t(props_.accessPolicyMaxWindowSize)), false};
+    // a cache hint: where the stream refuses it, go without rather than fail every step
+    if (!setL2Window(true) || !setL2Window(false)) {
+      cudaGetLastError();
+      l2_window_ = L2Window{};
+      const cudaStreamAttrValue none{};  // no window
+      (void)cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &none);
+      cudaGetLastError();
+    }
   }
 
   pcg_.configure(cgPlan());
@@ -1921,6 +1940,11 @@ bool cudaAlphaInUpdate(const Backend& backend) {
 bool cudaOffsetBlocks(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->offsetBlocksInUse();
+}
+
+size_t cudaStreamL2WindowBytes(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr ? cuda->streamL2WindowBytes() : 0;
 }
 
 bool cudaStreamedBlocks(const Backend& backend) {

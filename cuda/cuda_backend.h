@@ -207,10 +207,10 @@ struct CudaOptions {
   // the H200 (60 MiB L2; fixed 100 iterations, µs per iteration, cached → streamed): cloth 512
   // 29.8 → 26.6 (the rest: 0.43 of L2), volume 102 46.6 → 43.4 (0.44), cloth 600 42.5 → 36.4
   // (0.60), cloth 724 53.2 → 52.4 (0.87), but volume 128 76.5 → 81.5 (0.87)
-  // (bench/results/gpu-h200-2026-12-03-streamed-blocks-sizes.json); at 1M cloth 5 % slower,
-  // the 1M volume within 1 % (docs/PERFORMANCE.md, item 39). A persisting share of the blocks
-  // measured slower the larger it was. Item 6's window, when on, takes its place (a stream has one
-  // window). The same bits either way.
+  // (bench/results/gpu-h200-2026-12-03-streamed-blocks-sizes.json); at 1M cloth 7 % slower,
+  // the 1M volume within 1 % with 60 % of its blocks in the window (docs/PERFORMANCE.md, item 39).
+  // A persisting share of the blocks measured slower the larger it was. Item 6's window, when on,
+  // takes its place (a stream has one window). The same bits either way.
   int stream_offset_blocks = 0;
   // Item 25, kLaunches: Δv += α p moves from the update kernel to the direction kernel, which
   // reads p anyway (then p = z + β p), so the update reads neither p nor Δv: 16 bytes less per
@@ -331,6 +331,10 @@ bool cudaOffsetBlocks(const Backend& backend);
 
 // Whether a loaded CUDA backend streams item 37's offset blocks through L2 during CG (item 39).
 bool cudaStreamedBlocks(const Backend& backend);
+
+// The bytes the L2 access-policy window of a loaded CUDA backend's stream covers now (items 6 and
+// 39 set it for CG only, so 0 between steps); 0 when it is not a CUDA backend.
+size_t cudaStreamL2WindowBytes(const Backend& backend);
 
 // Particles each thread of item 26's joined update and direction holds in a loaded CUDA backend
 // on the launched path (1 or more); 0 when it is not a CUDA backend, holds no model, is on another

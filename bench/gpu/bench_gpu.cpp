@@ -88,10 +88,16 @@ int parseArgs(int argc, char** argv, Args* out) {
       if (arg == "--json") out->json_path = v;
       if (arg == "--paths") {
         out->paths.clear();
-        for (std::string_view rest = v; !rest.empty();) {
-          const size_t comma = rest.find(',');
-          if (comma != 0) out->paths.emplace_back(rest.substr(0, comma));
-          rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        const std::string_view list = v;
+        for (size_t at = 0; at <= list.size();) {
+          const size_t comma = std::min(list.find(',', at), list.size());
+          if (comma == at) {
+            std::fprintf(stderr,
+                         "hooke-bench-gpu: --paths takes names separated by commas, not '%s'\n", v);
+            return 2;
+          }
+          out->paths.emplace_back(list.substr(at, comma - at));
+          at = comma + 1;
         }
       }
       if (arg == "--commit") out->commit = v;
@@ -151,9 +157,13 @@ int parseArgs(int argc, char** argv, Args* out) {
       return 2;
     }
   }
-  if (!out->paths.empty() && out->scene_name.empty()) {
-    std::fprintf(stderr, "hooke-bench-gpu: --paths needs --scene\n");
-    return 2;
+  if (!out->paths.empty()) {
+    if (out->scene_name.empty() || out->lanes_only || out->tiles_only || out->grid_lanes_only) {
+      std::fprintf(stderr, "hooke-bench-gpu: --paths needs --scene and no --*-only sweep\n");
+      return 2;
+    }
+    // the named paths alone: no sweeps
+    out->lanes = out->grid_lanes = out->tiles = out->crossover = false;
   }
   if (out->min_res > out->max_res) {
     std::fprintf(stderr, "hooke-bench-gpu: --min-res %d is above --max-res %d\n", out->min_res,
@@ -324,6 +334,7 @@ struct Bench {
   std::vector<Row> rows;
   std::vector<Json> paths, ablation, crossover, lanes, grid_lanes, tiles, grid_block;
   int skipped = 0;
+  std::string bad_path;  // --paths named a path this system does not have: exit 2, no JSON
 
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started).count(); }
   bool outOfTime() {
@@ -362,7 +373,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                           : textbook_solver.load(scene.model, scene.state);
   std::printf("  [%6.1fs] %-6s %4d: %zu particles, %zu springs, textbook CSR %zu nonzeros%s\n",
               b.elapsed(), name.c_str(), res, n, springs, textbook_solver.nonzeros(),
-              textbook_loaded ? "" : " (load FAILED)");
+              targeted          ? " (not measured: --paths)"
+              : textbook_loaded ? ""
+                                : " (load FAILED)");
   for (bool fixed : {false, true}) {
     if (targeted && !fixed) continue;
     const SolverSettings settings = settingsFor(fixed);
@@ -528,6 +541,13 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.cg_path = CgPath::kOneBlock;
       alternatives.push_back({"one-block", o});
     }
+    for (const std::string& wanted : b.args.paths) {
+      if (std::none_of(alternatives.begin(), alternatives.end(),
+                       [&](const Alternative& alt) { return wanted == alt.name; })) {
+        b.bad_path = "no path '" + wanted + "' at " + name + " " + std::to_string(res);
+        return;
+      }
+    }
     for (const Alternative& alt : alternatives) {
       if (targeted &&
           std::find(b.args.paths.begin(), b.args.paths.end(), alt.name) == b.args.paths.end()) {
@@ -564,7 +584,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"error", Json::string(run.error)}}));
     }
   }
-  // the floors for this system, per iteration and scaled to the fastest path's iterations
+  // the floors for this system, per iteration and scaled to the fastest path's iterations (not in
+  // a targeted run: it has no tolerance row)
+  if (targeted) return;
   const double iterations = fastest_tol.ok ? fastest_tol.iterations : 0.0;
   RunSummary latency;
   latency.ok = true;
@@ -1182,7 +1204,14 @@ int run(int argc, char** argv) {
     }
   }
 
+  if (!b.bad_path.empty()) {
+    std::fprintf(stderr, "hooke-bench-gpu: --paths: %s\n", b.bad_path.c_str());
+    return 2;
+  }
   // JSON
+  std::vector<Json> paths_asked;
+  for (const std::string& name : b.args.paths)
+    paths_asked.push_back(Json::string(name));
   std::vector<Json> rows;
   for (const Row& r : b.rows)
     rows.push_back(rowJson(r));
@@ -1203,7 +1232,9 @@ int run(int argc, char** argv) {
                                                "cusparseSpMV + cuBLAS, Jacobi, scalars on host")},
                      {"original", Json::string("items 1-9: 5 launches/iteration, K=8, no graph")},
                      {"fastest", Json::string("CudaOptions{} defaults (automatic path)")},
-                     {"floor_bandwidth_bytes", Json::string("160 B/particle + 28 B/spring")}})},
+                     {"floor_bandwidth_bytes", Json::string("160 B/particle + 28 B/spring")},
+                     // --paths: only the fixed-count fastest row and these paths were measured
+                     {"paths_only", Json::array(paths_asked)}})},
       {"device", Json::object({{"multiprocessors", Json::integer(info.multiprocessors)},
                                {"l2_bytes", Json::integer((long long)info.l2_bytes)},
                                {"compute", Json::string(std::to_string(info.compute_major) + "." +
