@@ -286,6 +286,7 @@ class CudaBackend final : public Backend {
   bool stagedSpringsInUse() const { return stagedEntriesInUse() && whole_.stagedSprings(); }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
+  int applyBlock() const { return loaded_ && path_ == CgPath::kLaunches ? apply_.block : 0; }
   bool compactInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kCompact; }
   bool stencilInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kStencil; }
   bool aheadInUse() const { return stencilInUse() && (apply_mode_ & cuda::kApplyAhead) != 0; }
@@ -487,6 +488,12 @@ Status CudaBackend::init() {
         "CudaOptions::grid_block must be 0 (automatic) or a multiple of 32 from 32 to 512, not " +
         std::to_string(options_.grid_block));
   }
+  if (options_.apply_block != 0 &&
+      (options_.apply_block < 32 || options_.apply_block > 256 || options_.apply_block % 32 != 0)) {
+    return Status::error(
+        "CudaOptions::apply_block must be 0 (automatic) or a multiple of 32 from 32 to 256, not " +
+        std::to_string(options_.apply_block));
+  }
   if (options_.stage_springs < -1 || options_.stage_springs > 1) {
     return Status::error(
         "CudaOptions::stage_springs must be 0 (automatic), 1 (on) or -1 (off), not " +
@@ -518,7 +525,8 @@ Status CudaBackend::init() {
           ? cuda::queryNewtonKernels(options_.float4_layout, options_.prefer_l1, newton_shapes_)
           : step;
   cudaError_t cg = newton == cudaSuccess ? cuda::queryCgKernels(options_.float4_layout,
-                                                                options_.prefer_l1, cg_shapes_)
+                                                                options_.prefer_l1,
+                                                                options_.apply_block, cg_shapes_)
                                          : newton;
   if (cg != cudaSuccess) {
     cudaGetLastError();
@@ -1971,6 +1979,11 @@ bool cudaDependentLaunch(const Backend& backend) {
 int cudaGatherBatch(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr ? cuda->gatherBatch() : 0;
+}
+
+int cudaApplyBlock(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr ? cuda->applyBlock() : 0;
 }
 
 int cudaDirectionInUpdate(const Backend& backend) {

@@ -65,6 +65,11 @@ struct CudaOptions {
   // batches), else 4. The whole-CG paths always walk one at a time (batching measured 5–15 % slower
   // there: bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
   int gather_batch = 0;
+  // kLaunches: threads per block of q = A p, a multiple of 32 from 32 to 256; 0: the occupancy
+  // query's block for its variants (item 4; 192 on the H200 for the stencil kernels, 53–57
+  // registers). Item 23's automatic tile follows it (the largest power of two of rows within the
+  // block), and item 38 needs it at most the joined kernel's block.
+  int apply_block = 0;
   // kGrid (with fused_finish) up to this many particles: Chronopoulos–Gear CG, all of an
   // iteration's sums in one reduction, so one grid barrier per iteration instead of two (item 14);
   // the same iterates as PCG in exact arithmetic, recurrences that round differently. Unstaged,
@@ -335,6 +340,10 @@ bool cudaStreamedBlocks(const Backend& backend);
 // The bytes the L2 access-policy window of a loaded CUDA backend's stream covers now (items 6 and
 // 39 set it for CG only, so 0 between steps); 0 when it is not a CUDA backend.
 size_t cudaStreamL2WindowBytes(const Backend& backend);
+
+// Threads per block of a loaded CUDA backend's launched q = A p (CudaOptions::apply_block
+// resolved); 0 when it is not a CUDA backend, holds no model or is on another path.
+int cudaApplyBlock(const Backend& backend);
 
 // Particles each thread of item 26's joined update and direction holds in a loaded CUDA backend
 // on the launched path (1 or more); 0 when it is not a CUDA backend, holds no model, is on another

@@ -247,7 +247,8 @@ enum CgKernelId {
   kCgKernelCount
 };
 
-cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, KernelShape out[kCgKernelCount]);
+cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, int apply_block,
+                           KernelShape out[kCgKernelCount]);
 
 // Finishes the start sums (count partials of b·b, r·z, r·r): |b|, |r|, r·z, target; sets done
 // when nothing is left to do. b = 0 means Δv = 0: a warm start guess in dv (particles vectors of

@@ -400,9 +400,10 @@ __global__ void __launch_bounds__(kFinishThreads)
 // shape took the smaller block of one and the smaller residency of the other at its own block
 // size; 4 blocks of 256 fit (ncu: achieved occupancy 37 % -> 49 %, q = A p 93 -> 86 µs at 1M
 // cloth particles).
+// A block of `block` threads (CudaOptions::apply_block) is the only candidate when given.
 template <typename Kernel>
 cudaError_t queryCommon(int limit, bool prefer_l1, std::initializer_list<Kernel> variants,
-                        KernelShape* out) {
+                        KernelShape* out, int block = 0) {
   std::vector<int> candidates;
   for (Kernel kernel : variants) {
     KernelShape own;
@@ -410,6 +411,7 @@ cudaError_t queryCommon(int limit, bool prefer_l1, std::initializer_list<Kernel>
     if (e != cudaSuccess) return e;
     candidates.push_back(own.block);
   }
+  if (block > 0) candidates.assign(1, block);
   const std::vector<Kernel> list(variants);
   cudaError_t error = cudaSuccess;
   *out = commonShape(candidates, int(list.size()), [&](int variant, int block) {
@@ -442,7 +444,7 @@ ApplyKernelFn stencilKernel(int mode, int batch) {
 }
 
 template <bool F4>
-cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
+cudaError_t queryAll(bool prefer_l1, int apply_block, KernelShape out[kCgKernelCount]) {
   cudaError_t e;
   // the fused and plain variants differ only in their tails and share a shape; the batched
   // variants (item 16) get a shape of their own
@@ -451,32 +453,32 @@ cudaError_t queryAll(bool prefer_l1, KernelShape out[kCgKernelCount]) {
   using Update = void (*)(uint32_t, DeviceSystem, CgVectors, Reduction, CgScalars*);
   if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
                               {applyKernel<F4, false, 1>, applyKernel<F4, true, 1>},
-                              &out[kApplyKernel])))
+                              &out[kApplyKernel], apply_block)))
     return e;
   if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
                               {applyKernel<F4, false, B>, applyKernel<F4, true, B>},
-                              &out[kApplyBatchedKernel])))
+                              &out[kApplyBatchedKernel], apply_block)))
     return e;
   constexpr int B3 = kGatherBatchShort;
   if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
                               {applyKernel<F4, false, B3>, applyKernel<F4, true, B3>},
-                              &out[kApplyBatched3Kernel])))
+                              &out[kApplyBatched3Kernel], apply_block)))
     return e;
   constexpr ApplyEntries C = ApplyEntries::kCompact;
   if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
                               {applyKernel<F4, false, B, C>, applyKernel<F4, true, B, C>},
-                              &out[kApplyCompactKernel])))
+                              &out[kApplyCompactKernel], apply_block)))
     return e;
   if ((e = queryCommon<Apply>(kHeavyThreads, prefer_l1,
                               {applyKernel<F4, false, B3, C>, applyKernel<F4, true, B3, C>},
-                              &out[kApplyCompact3Kernel])))
+                              &out[kApplyCompact3Kernel], apply_block)))
     return e;
   for (int mode = 0; mode < kApplyModes; ++mode) {
     for (int batch : {B, B3}) {
       if ((e = queryCommon<Apply>(
                kHeavyThreads, prefer_l1,
                {stencilKernel<F4, false>(mode, batch), stencilKernel<F4, true>(mode, batch)},
-               &out[stencilKernelId(mode, batch)])))
+               &out[stencilKernelId(mode, batch)], apply_block)))
         return e;
     }
   }
@@ -521,8 +523,10 @@ cudaError_t launchCg(void (*kernel)(Params...), int grid, int block, cudaStream_
 
 }  // namespace
 
-cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, KernelShape out[kCgKernelCount]) {
-  return float4_layout ? queryAll<true>(prefer_l1, out) : queryAll<false>(prefer_l1, out);
+cudaError_t queryCgKernels(bool float4_layout, bool prefer_l1, int apply_block,
+                           KernelShape out[kCgKernelCount]) {
+  return float4_layout ? queryAll<true>(prefer_l1, apply_block, out)
+                       : queryAll<false>(prefer_l1, apply_block, out);
 }
 
 cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction, int count,

@@ -1,0 +1,98 @@
+// CudaOptions::apply_block: q = A p's threads per block on the launched path, chosen by the
+// occupancy query unless given. A given block is the one launched (and sizes item 23's automatic
+// tile); it changes which block sums which rows' p·A p, not the rows, so runs follow the CPU and
+// the queried block within the tolerance. Needs a device; skipped, never passed, where there is
+// none.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_test_support.h"
+#include "sim/cpu_backend.h"
+#include "sim/scenes.h"
+
+namespace hooke {
+namespace {
+
+using namespace cuda_test;
+
+CudaOptions launchedWithBlock(int block) {
+  CudaOptions o;
+  o.cg_path = CgPath::kLaunches;
+  o.gather_lanes = 1;
+  o.gather_batch = 3;  // the stencil rows (batched loads) at these sizes
+  o.apply_block = block;
+  return o;
+}
+
+// 100 implicit steps of a damped cloth with pinned corners and a volume: blocks of 32, 128 and
+// 256 threads launch as asked, take a tile of at most their rows, agree with the CPU and with
+// the queried block, and give the same bytes twice
+TEST(ApplyBlock, LaunchesTheGivenBlockAndFollowsTheCpu) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(24, convergingMaterial()), volume = makeVolume(10, {});
+  const SolverSettings settings = settingsFor(Integrator::kImplicit);
+  constexpr int kSteps = 100;
+  for (const Scene* scene : {&cloth, &volume}) {
+    CpuBackend cpu;
+    const Trajectory expected = runSteps(cpu, *scene, settings, kSteps);
+    ASSERT_TRUE(expected.ok) << expected.error;
+    const double extent = extentOf(scene->state);
+    std::string why_not;
+    auto queried = createCudaBackend(launchedWithBlock(0), &why_not);
+    ASSERT_TRUE(queried) << why_not;
+    const Trajectory automatic = runSteps(*queried, *scene, settings, kSteps);
+    ASSERT_TRUE(automatic.ok) << automatic.error;
+    const int queried_block = cudaApplyBlock(*queried);
+    EXPECT_GE(queried_block, 32);
+    EXPECT_LE(queried_block, 256);
+    EXPECT_EQ(queried_block % 32, 0);
+    for (int block : {32, 128, 256}) {
+      SCOPED_TRACE(scene->name + ", " + std::to_string(block) + " threads (queried " +
+                   std::to_string(queried_block) + ")");
+      Trajectory runs[2];
+      for (Trajectory& run : runs) {
+        auto gpu = createCudaBackend(launchedWithBlock(block), &why_not);
+        ASSERT_TRUE(gpu) << why_not;
+        run = runSteps(*gpu, *scene, settings, kSteps);
+        ASSERT_TRUE(run.ok) << run.error;
+        EXPECT_EQ(cudaApplyBlock(*gpu), block);
+        EXPECT_TRUE(cudaStencilRows(*gpu));
+        int tile[3];
+        ASSERT_TRUE(cudaLatticeTiles(*gpu, tile));
+        EXPECT_LE(tile[0] * tile[1] * tile[2], block);  // one lane: a row per thread
+      }
+      EXPECT_TRUE(sameBytes(runs[0].state, runs[1].state));
+      EXPECT_LE(relativeDifference(runs[0].state, expected.state, extent), kTolerance);
+      EXPECT_LE(relativeDifference(runs[0].state, automatic.state, extent), kTolerance);
+      EXPECT_GT(relativeDifference(runs[0].state, scene->state, extent), 1e-3);
+    }
+  }
+}
+
+// Only the launched path has q = A p's block: the grid reports none
+TEST(ApplyBlock, NoneOffTheLaunchedPath) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {});
+  CudaOptions grid = launchedWithBlock(128);
+  grid.cg_path = CgPath::kGrid;
+  EXPECT_EQ(askLoaded(grid, cloth, cudaApplyBlock), 0);
+  EXPECT_EQ(askLoaded(launchedWithBlock(128), cloth, cudaApplyBlock), 128);
+}
+
+// A block the kernels cannot take is refused with a reason that names the option
+TEST(ApplyBlock, RefusesABadBlockWithAReason) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  for (int block : {-32, 16, 48, 288, 512}) {
+    SCOPED_TRACE(block);
+    std::string why_not;
+    EXPECT_EQ(createCudaBackend(launchedWithBlock(block), &why_not), nullptr);
+    EXPECT_NE(why_not.find("apply_block"), std::string::npos) << why_not;
+  }
+  std::string why_not;
+  EXPECT_NE(createCudaBackend(launchedWithBlock(64), &why_not), nullptr) << why_not;
+}
+
+}  // namespace
+}  // namespace hooke
