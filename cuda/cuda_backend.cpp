@@ -148,6 +148,16 @@ constexpr double kStagedLaneEntries = 2.0;
 // two-barrier grid was slower still (43.7, 64.5) (bench/results/gpu-h200-2026-12-03-rounds.json)
 constexpr double kGridRoundsMaxEntries = 16.0;
 
+// q = A p's threads per block on a flat lattice's tiles (a cloth's; CudaOptions::apply_block 0),
+// in place of the occupancy query's block, which takes the most resident threads (on the H200 192
+// threads, 53-57 registers: 1152 threads a multiprocessor, against 1024 in blocks of 256). Fixed
+// 100 iterations, µs per iteration, queried → 256 (3 runs each, medians;
+// bench/results/gpu-h200-2026-12-03-apply-block.json): cloth 512 26.90 → 25.91, cloth 600
+// 37.70 → 37.18, cloth 724 52.93 → 53.02, cloth 1024 92.21 → 91.67; on volumes 265k 44.06 →
+// 46.44 (5 % slower), 524k 76.37 → 75.76, 1M 141.24 → 140.00. Blocks of 128 (the query's
+// residency) were 10-15 % slower everywhere.
+constexpr int kFlatApplyBlock = 256;
+
 // Item 39's automatic rule (CudaOptions::stream_offset_blocks 0): the share of L2 the rest of the
 // launched iteration's data may take. On the H200 streaming the blocks helped at 0.43–0.60 of L2
 // (262k–360k particles: 7–14 %) and cost 7 % at the 524k volume (0.87), where the 524k cloth
@@ -368,6 +378,11 @@ class CudaBackend final : public Backend {
   double* host_newton_ = nullptr;      // pinned, kNewtonSums: the last evalNewton's totals
   KernelShape step_shapes_[cuda::kStepKernelCount];
   KernelShape cg_shapes_[cuda::kCgKernelCount];
+  // q = A p's variants at kFlatApplyBlock threads (or CudaOptions::apply_block), and the shapes
+  // the loaded model's launched q = A p takes: those on a flat lattice's tiles, else cg_shapes_
+  KernelShape flat_cg_shapes_[cuda::kCgKernelCount];
+  bool flat_apply_ = false;
+  const KernelShape* applyShapes() const { return flat_apply_ ? flat_cg_shapes_ : cg_shapes_; }
   KernelShape newton_shapes_[cuda::kNewtonKernelCount];
 
   // the loaded model
@@ -524,10 +539,16 @@ Status CudaBackend::init() {
       step == cudaSuccess
           ? cuda::queryNewtonKernels(options_.float4_layout, options_.prefer_l1, newton_shapes_)
           : step;
-  cudaError_t cg = newton == cudaSuccess ? cuda::queryCgKernels(options_.float4_layout,
-                                                                options_.prefer_l1,
-                                                                options_.apply_block, cg_shapes_)
-                                         : newton;
+  cudaError_t cg = newton == cudaSuccess
+                       ? cuda::queryCgKernels(options_.float4_layout, options_.prefer_l1,
+                                              options_.apply_block, cg_shapes_)
+                       : newton;
+  // the shapes of q = A p's variants at kFlatApplyBlock threads, for flat lattices (load())
+  if (cg == cudaSuccess) {
+    cg = cuda::queryCgKernels(options_.float4_layout, options_.prefer_l1,
+                              options_.apply_block != 0 ? options_.apply_block : kFlatApplyBlock,
+                              flat_cg_shapes_);
+  }
   if (cg != cudaSuccess) {
     cudaGetLastError();
     if (cg == cudaErrorNoKernelImageForDevice || cg == cudaErrorInvalidDeviceFunction ||
@@ -862,6 +883,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
 
   // the CG path and the launched q = A p's lanes and batches, from the sizes alone
   HOOKE_TRY(choosePath(n, springs));
+  flat_apply_ = false;
   const bool batched = batchedApply(n);
   auto chooseLanes = [&](double row_share) {
     apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, row_share);
@@ -923,6 +945,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   if (!stencil.meta.empty() && options_.lattice_tiles &&
       cuda::latticeOfOffsets(stencil.offsets, n, dims)) {
     chooseLanes(spring_slot.empty() ? kTiledRowShare : kOffsetTiledRowShare);
+    flat_apply_ = dims[2] <= 1;  // kFlatApplyBlock
     uint32_t tile[3];
     if (options_.lattice_tile[0] > 0) {  // acceptableLatticeTile at init()
       for (int a = 0; a < 3; ++a)
@@ -932,7 +955,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
       // may give a block of, say, 288 threads (a variant with fewer registers), whose rounds then
       // cover a tile and part of the next instead of running untiled
       const KernelShape& shape =
-          cg_shapes_[cuda::stencilKernelId(cuda::kApplyTiled | walk, apply_batch_)];
+          applyShapes()[cuda::stencilKernelId(cuda::kApplyTiled | walk, apply_batch_)];
       uint32_t rows = 1;
       while (rows * 2 <= uint32_t(shape.block / apply_lanes_))
         rows *= 2;
@@ -941,6 +964,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
     if (!cuda::makeLatticeTiles(dims, tile, &tiles)) {
       tiles = cuda::LatticeTiles{};
       chooseLanes(kBatchedRowShare);
+      flat_apply_ = false;
     }
   }
 
@@ -1004,7 +1028,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   } else if (apply_batch_ > 1) {
     apply_kernel = short_batch ? cuda::kApplyBatched3Kernel : cuda::kApplyBatchedKernel;
   }
-  apply_ = launchFor(cg_shapes_[apply_kernel],
+  apply_ = launchFor(applyShapes()[apply_kernel],
                      size_t(tiles.slots != 0 ? tiles.slots : n) * size_t(apply_lanes_));
   // item 26: the update and the direction as one cooperative launch of the update's shape, where
   // every block of it stays resident with its threads' z and p in shared memory, and where item

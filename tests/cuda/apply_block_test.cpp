@@ -71,6 +71,29 @@ TEST(ApplyBlock, LaunchesTheGivenBlockAndFollowsTheCpu) {
   }
 }
 
+// Automatic: 256 threads on a flat lattice's tiles (a cloth's), elsewhere the occupancy query's
+// block (a volume's, the untiled cloth's); a given block wins everywhere
+TEST(ApplyBlock, FlatLatticesTakeBlocksOf256) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
+  EXPECT_EQ(askLoaded(launchedWithBlock(0), cloth, cudaApplyBlock), 256);
+  CudaOptions untiled = launchedWithBlock(0);
+  untiled.lattice_tiles = false;
+  const int queried = askLoaded(untiled, cloth, cudaApplyBlock);
+  EXPECT_GE(queried, 32);
+  EXPECT_EQ(askLoaded(launchedWithBlock(0), volume, cudaApplyBlock), queried);
+  EXPECT_EQ(askLoaded(launchedWithBlock(96), cloth, cudaApplyBlock), 96);
+  EXPECT_EQ(askLoaded(launchedWithBlock(96), volume, cudaApplyBlock), 96);
+  // the tile follows the block: 256 rows on the cloth at one lane
+  std::string why_not;
+  auto gpu = createCudaBackend(launchedWithBlock(0), &why_not);
+  ASSERT_TRUE(gpu) << why_not;
+  ASSERT_TRUE(gpu->load(cloth.model, cloth.state));
+  int tile[3];
+  ASSERT_TRUE(cudaLatticeTiles(*gpu, tile));
+  EXPECT_EQ(tile[0] * tile[1] * tile[2], 256);
+}
+
 // Only the launched path has q = A p's block: the grid reports none
 TEST(ApplyBlock, NoneOffTheLaunchedPath) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
