@@ -26,11 +26,14 @@ enum class ApplyEntries { kPairs, kCompact, kStencil };
 
 // How the launched q = A p walks item 22's stencil rows (bits): in item 23's lattice tiles
 // (DeviceModel::tiles), with each row's 8-byte word loaded a round ahead (item 24), and with the
-// spring blocks read from item 37's offset blocks (DeviceSystem::offset_block)
+// spring blocks read from item 37's offset blocks (DeviceSystem::offset_block). The modes are
+// 0 to kApplyModes − 1: words ahead with offset blocks (6 and 7) are not compiled, since with
+// the offset blocks a row's addresses follow from the row alone and the host never loads its word
+// ahead (CudaBackend::load)
 inline constexpr int kApplyTiled = 1;
 inline constexpr int kApplyAhead = 2;
 inline constexpr int kApplyOffsetBlocks = 4;
-inline constexpr int kApplyModes = 8;
+inline constexpr int kApplyModes = (kApplyOffsetBlocks | kApplyTiled) + 1;  // 6
 
 // One launch: grid-stride loops cover any count with any grid.
 struct Launch {
@@ -237,8 +240,8 @@ enum CgKernelId {
   kApplyCompactKernel,   // item 20's 4-byte entries, batches of kGatherBatch
   kApplyCompact3Kernel,  // and of kGatherBatchShort
   // item 22's offset-stencil rows in each mode (kApplyTiled | kApplyAhead | kApplyOffsetBlocks:
-  // 0 to 7), batches of kGatherBatch then of kGatherBatchShort: kApplyStencilKernel + 2 mode +
-  // (short batch) (stencilKernelId)
+  // 0 to kApplyModes − 1), batches of kGatherBatch then of kGatherBatchShort: kApplyStencilKernel +
+  // 2 mode + (short batch) (stencilKernelId)
   kApplyStencilKernel,
   kApplyStencilLast = kApplyStencilKernel + 2 * kApplyModes - 1,
   kUpdateKernel,
