@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -543,11 +544,13 @@ Status CudaBackend::init() {
                        ? cuda::queryCgKernels(options_.float4_layout, options_.prefer_l1,
                                               options_.apply_block, cg_shapes_)
                        : newton;
-  // the shapes of q = A p's variants at kFlatApplyBlock threads, for flat lattices (load())
-  if (cg == cudaSuccess) {
-    cg = cuda::queryCgKernels(options_.float4_layout, options_.prefer_l1,
-                              options_.apply_block != 0 ? options_.apply_block : kFlatApplyBlock,
+  // the shapes of q = A p's variants at kFlatApplyBlock threads, for flat lattices (load()); a
+  // given block is the same everywhere
+  if (cg == cudaSuccess && options_.apply_block == 0) {
+    cg = cuda::queryCgKernels(options_.float4_layout, options_.prefer_l1, kFlatApplyBlock,
                               flat_cg_shapes_);
+  } else {
+    std::copy(std::begin(cg_shapes_), std::end(cg_shapes_), std::begin(flat_cg_shapes_));
   }
   if (cg != cudaSuccess) {
     cudaGetLastError();

@@ -34,6 +34,7 @@ inline constexpr int kApplyTiled = 1;
 inline constexpr int kApplyAhead = 2;
 inline constexpr int kApplyOffsetBlocks = 4;
 inline constexpr int kApplyModes = (kApplyOffsetBlocks | kApplyTiled) + 1;  // 6
+static_assert((kApplyAhead | kApplyOffsetBlocks) >= kApplyModes, "words ahead with offset blocks");
 
 // One launch: grid-stride loops cover any count with any grid.
 struct Launch {

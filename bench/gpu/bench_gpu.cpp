@@ -447,8 +447,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       std::copy(half, half + 3, o.lattice_tile);
       alternatives.push_back({"launches-tile-64-rows", o});
       std::fill(o.lattice_tile, o.lattice_tile + 3, 0);
-      // q = A p's block against the occupancy query's (192 threads on the H200), the automatic
-      // tile following it: blocks of one 128-row tile, and of 256 rows
+      // q = A p's block forced, the automatic tile following it: 128 threads (one 128-row tile)
+      // and 256 (256 rows). The default is 256 on a cloth (the flat-lattice rule), so there the
+      // 256 path repeats it; on a volume the query's block (192 threads on the H200)
       o.apply_block = 128;
       alternatives.push_back({"launches-apply-block-128", o});
       o.apply_block = 256;

@@ -81,6 +81,8 @@ TEST(ApplyBlock, FlatLatticesTakeBlocksOf256) {
   untiled.lattice_tiles = false;
   const int queried = askLoaded(untiled, cloth, cudaApplyBlock);
   EXPECT_GE(queried, 32);
+  // (the untiled cloth and the tiled volume run the offset-block kernel untiled and tiled, whose
+  // variants the query gives one block on the devices measured: 192 threads on the H200)
   EXPECT_EQ(askLoaded(launchedWithBlock(0), volume, cudaApplyBlock), queried);
   EXPECT_EQ(askLoaded(launchedWithBlock(96), cloth, cudaApplyBlock), 96);
   EXPECT_EQ(askLoaded(launchedWithBlock(96), volume, cudaApplyBlock), 96);
@@ -92,6 +94,25 @@ TEST(ApplyBlock, FlatLatticesTakeBlocksOf256) {
   int tile[3];
   ASSERT_TRUE(cudaLatticeTiles(*gpu, tile));
   EXPECT_EQ(tile[0] * tile[1] * tile[2], 256);
+}
+
+// One backend loading a cloth, a volume and the cloth again takes each one's block: nothing of
+// the last load's choice stays
+TEST(ApplyBlock, EachLoadChoosesAgain) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
+  const int volume_block = askLoaded(launchedWithBlock(0), volume, cudaApplyBlock);
+  std::string why_not;
+  auto gpu = createCudaBackend(launchedWithBlock(0), &why_not);
+  ASSERT_TRUE(gpu) << why_not;
+  for (const Scene* scene : {&cloth, &volume, &cloth}) {
+    SCOPED_TRACE(scene->name);
+    ASSERT_TRUE(gpu->load(scene->model, scene->state));
+    EXPECT_EQ(cudaApplyBlock(*gpu), scene == &cloth ? 256 : volume_block);
+    int tile[3];
+    ASSERT_TRUE(cudaLatticeTiles(*gpu, tile));
+    EXPECT_LE(tile[0] * tile[1] * tile[2], cudaApplyBlock(*gpu));
+  }
 }
 
 // Only the launched path has q = A p's block: the grid reports none
