@@ -150,13 +150,15 @@ constexpr double kStagedLaneEntries = 2.0;
 constexpr double kGridRoundsMaxEntries = 16.0;
 
 // q = A p's threads per block on a flat lattice's tiles (a cloth's; CudaOptions::apply_block 0),
-// in place of the occupancy query's block, which takes the most resident threads (on the H200 192
-// threads, 53-57 registers: 1152 threads a multiprocessor, against 1024 in blocks of 256). Fixed
-// 100 iterations, µs per iteration, queried → 256 (3 runs each, medians;
+// in place of the occupancy query's block, which takes the most resident threads (on the H200 224
+// threads, 53 registers: 5 blocks, 1120 threads a multiprocessor, against 1024 in 4 blocks of
+// 256; ncu, bench/results/ncu-h200-2026-12-03-apply-block.txt). Fixed 100 iterations, µs per
+// iteration, queried → 256 (3 runs each, medians;
 // bench/results/gpu-h200-2026-12-03-apply-block.json): cloth 512 26.90 → 25.91, cloth 600
 // 37.70 → 37.18, cloth 724 52.93 → 53.02, cloth 1024 92.21 → 91.67; on volumes 265k 44.06 →
-// 46.44 (5 % slower), 524k 76.37 → 75.76, 1M 141.24 → 140.00. Blocks of 128 (the query's
-// residency) were 10-15 % slower everywhere.
+// 46.44 (5 % slower), 524k 76.37 → 75.76, 1M 141.24 → 140.00. Blocks of 128 were 10-15 % slower
+// everywhere: item 9's carve-out leaves 8 KB of shared memory, 1.3 KB a block, so 5 blocks, 640
+// threads.
 constexpr int kFlatApplyBlock = 256;
 
 // Item 39's automatic rule (CudaOptions::stream_offset_blocks 0): the share of L2 the rest of the

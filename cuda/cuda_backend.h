@@ -67,9 +67,9 @@ struct CudaOptions {
   int gather_batch = 0;
   // kLaunches: threads per block of q = A p, a multiple of 32 from 32 to 256; 0: 256 on a flat
   // lattice's tiles (a cloth's), elsewhere the occupancy query's block for its variants (item 4;
-  // 192 on the H200 for the stencil kernels, 53–57 registers, the most resident threads). On the
-  // H200 256 was up to 3.7 % faster per iteration on the 262k–1M cloths (cloth 724 the same) but 5
-  // % slower on the 265k volume (cuda_backend.cpp, kFlatApplyBlock). Item 23's automatic tile
+  // 224 on the H200 for the default stencil kernel, 53 registers, the most resident threads). On
+  // the H200 256 was up to 3.7 % faster per iteration on the 262k–1M cloths (cloth 724 the same)
+  // but 5 % slower on the 265k volume (cuda_backend.cpp, kFlatApplyBlock). Item 23's automatic tile
   // follows the block (the largest power of two of rows within it), and item 38 needs it at most
   // the joined kernel's.
   int apply_block = 0;

@@ -438,7 +438,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       alternatives.push_back({"launches-untiled", o});
       o.lattice_tiles = true;
       // item 23's tile against the automatic one (the largest power of two of rows within the
-      // kernel's block: on the H200 128 rows at 192 threads since 62d2250): twice and half that
+      // kernel's block: on the H200 128 rows at 224 threads since 62d2250): twice and half that
       const bool cloth = name == "cloth";
       const int twice[3] = {cloth ? 32 : 8, cloth ? 8 : 4, cloth ? 1 : 8};
       const int half[3] = {cloth ? 32 : 8, cloth ? 2 : 4, cloth ? 1 : 2};
@@ -449,12 +449,12 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       std::fill(o.lattice_tile, o.lattice_tile + 3, 0);
       // q = A p's block forced, the automatic tile following it: 128 threads (one 128-row tile)
       // and 256 (256 rows). The default is 256 on a cloth (the flat-lattice rule), so there the
-      // 256 path repeats it; on a volume the query's block (192 threads on the H200)
+      // 256 path repeats it; on a volume the query's block (224 threads on the H200)
       o.apply_block = 128;
       alternatives.push_back({"launches-apply-block-128", o});
       o.apply_block = 256;
       alternatives.push_back({"launches-apply-block-256", o});
-      const int tile128[3] = {cloth ? 32 : 8, 4, cloth ? 1 : 4};  // the 192-thread block's tile
+      const int tile128[3] = {cloth ? 32 : 8, 4, cloth ? 1 : 4};  // the query's block's tile
       std::copy(tile128, tile128 + 3, o.lattice_tile);
       alternatives.push_back({"launches-apply-block-256-tile-128-rows", o});
       std::fill(o.lattice_tile, o.lattice_tile + 3, 0);

@@ -82,7 +82,7 @@ TEST(ApplyBlock, FlatLatticesTakeBlocksOf256) {
   const int queried = askLoaded(untiled, cloth, cudaApplyBlock);
   EXPECT_GE(queried, 32);
   // (the untiled cloth and the tiled volume run the offset-block kernel untiled and tiled, whose
-  // variants the query gives one block on the devices measured: 192 threads on the H200)
+  // variants the query gives one block on the devices measured: 224 threads on the H200)
   EXPECT_EQ(askLoaded(launchedWithBlock(0), volume, cudaApplyBlock), queried);
   EXPECT_EQ(askLoaded(launchedWithBlock(96), cloth, cudaApplyBlock), 96);
   EXPECT_EQ(askLoaded(launchedWithBlock(96), volume, cudaApplyBlock), 96);
