@@ -161,6 +161,13 @@ constexpr double kGridRoundsMaxEntries = 16.0;
 // threads.
 constexpr int kFlatApplyBlock = 256;
 
+// Item 23's automatic tile on a volume (a lattice of several planes): at most this many rows,
+// whatever q = A p's block. With item 40's walk in batches of 3 (48 registers) the query gives
+// 256 threads; their 256-row tiles (8 × 4 × 8) measured slower than 128 rows (8 × 4 × 4) at the
+// same block on the H200: 265k volume 44.45 against 43.52 µs per iteration, 1M 135.1 against
+// 133.5, 524k the same (bench/results/gpu-h200-2026-12-04-offset-walk.json)
+constexpr uint32_t kVolumeTileRows = 128;
+
 // Item 39's automatic rule (CudaOptions::stream_offset_blocks 0): the share of L2 the rest of the
 // launched iteration's data may take. On the H200 streaming the blocks helped at 0.43–0.60 of L2
 // (262k–360k particles: 7–14 %) and cost 7 % at the 524k volume (0.87), where the 524k cloth
@@ -351,7 +358,8 @@ class CudaBackend final : public Backend {
   // the rows one round of the cooperative grid's gather covers at one lane:
   // kGatherThreadsPerSm threads on every multiprocessor
   size_t oneRound() const { return kGatherThreadsPerSm * size_t(props_.multiProcessorCount); }
-  int applyBatch(bool batched, size_t particles, size_t springs, int lanes) const;
+  int applyBatch(bool batched, size_t particles, size_t springs, int lanes,
+                 bool offset_walk = false) const;
   // item 14 applies to the fused grid path only
   bool singleReduction(size_t particles) const {
     return single_ok_ && options_.fused_finish &&
@@ -703,9 +711,11 @@ bool CudaBackend::batchedApply(size_t particles) const {
 // at most 6 entries on average (cloth's 12 on 2 lanes), else 4 (the volume's 25 on 4 lanes: 6.3).
 // On the H200 3 was 5 % faster at 1M cloth particles and 4 3 % faster at 265k volume particles
 // (bench/results/gpu-h200-2026-11-30-rejected-batch-sizes.json against -shape.json).
-int CudaBackend::applyBatch(bool batched, size_t particles, size_t springs, int lanes) const {
+int CudaBackend::applyBatch(bool batched, size_t particles, size_t springs, int lanes,
+                            bool offset_walk) const {
   if (!batched) return 1;
   if (options_.gather_batch > 1) return options_.gather_batch;
+  if (offset_walk && lanes == 1) return cuda::kGatherBatchShort;
   const double per_lane =
       particles > 0 ? 2.0 * double(springs) / double(particles) / double(std::max(1, lanes)) : 0.0;
   return per_lane <= 2.0 * cuda::kGatherBatchShort ? cuda::kGatherBatchShort : cuda::kGatherBatch;
@@ -890,9 +900,9 @@ Status CudaBackend::load(const Model& model, const State& state) {
   HOOKE_TRY(choosePath(n, springs));
   flat_apply_ = false;
   const bool batched = batchedApply(n);
-  auto chooseLanes = [&](double row_share) {
+  auto chooseLanes = [&](double row_share, bool offset_walk = false) {
     apply_lanes_ = lanesFor(cg_shapes_[cuda::kApplyKernel], false, n, springs, row_share);
-    apply_batch_ = applyBatch(batched, n, springs, apply_lanes_);
+    apply_batch_ = applyBatch(batched, n, springs, apply_lanes_, offset_walk);
   };
   chooseLanes(batched ? kBatchedRowShare : kRowShare);
   const bool launched_batches = path_ == CgPath::kLaunches && apply_batch_ > 1;
@@ -949,7 +959,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   uint32_t dims[3];
   if (!stencil.meta.empty() && options_.lattice_tiles &&
       cuda::latticeOfOffsets(stencil.offsets, n, dims)) {
-    chooseLanes(spring_slot.empty() ? kTiledRowShare : kOffsetTiledRowShare);
+    chooseLanes(spring_slot.empty() ? kTiledRowShare : kOffsetTiledRowShare, !spring_slot.empty());
     flat_apply_ = dims[2] <= 1;  // kFlatApplyBlock
     uint32_t tile[3];
     if (options_.lattice_tile[0] > 0) {  // acceptableLatticeTile at init()
@@ -961,8 +971,11 @@ Status CudaBackend::load(const Model& model, const State& state) {
       // cover a tile and part of the next instead of running untiled
       const KernelShape& shape =
           applyShapes()[cuda::stencilKernelId(cuda::kApplyTiled | walk, apply_batch_)];
+      const uint32_t most = dims[2] <= 1
+                                ? uint32_t(shape.block / apply_lanes_)
+                                : std::min(uint32_t(shape.block / apply_lanes_), kVolumeTileRows);
       uint32_t rows = 1;
-      while (rows * 2 <= uint32_t(shape.block / apply_lanes_))
+      while (rows * 2 <= most)
         rows *= 2;
       cuda::automaticTile(dims, rows, uint32_t(apply_lanes_), tile);
     }
@@ -1065,8 +1078,9 @@ Status CudaBackend::load(const Model& model, const State& state) {
   const size_t compact_start_bytes = compact.own_start.size() * sizeof(uint32_t);
   const size_t stencil_bytes = stencil.meta.size() * sizeof(uint32_t);
   const size_t slot_bytes = spring_slot.size() * sizeof(uint32_t);
+  // with one zero block past the last offset's (item 40)
   const size_t offset_block_bytes =
-      spring_slot.empty() ? 0 : stencil.offsets.size() * n * sizeof(float4);
+      spring_slot.empty() ? 0 : (stencil.offsets.size() * n + 1) * sizeof(float4);
   const size_t entries_bytes =
       entries_ == cuda::ApplyEntries::kStencil
           ? (spring_slot.empty() ? stencil_bytes
@@ -1251,7 +1265,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
         offset_block = reinterpret_cast<float4*>(slots_at + alignUp(slot_bytes, kAlignment));
         HOOKE_CUDA_TRY(cudaMemcpyAsync(reinterpret_cast<void*>(slots_at), spring_slot.data(),
                                        slot_bytes, cudaMemcpyHostToDevice, stream_));
-        // places of absent springs are never read; zeroed all the same
+        // places of absent springs (and the zero place past them) read as zero blocks (item 40)
         HOOKE_CUDA_TRY(cudaMemsetAsync(offset_block, 0, offset_block_bytes, stream_));
       }
     } else {

@@ -62,16 +62,18 @@ struct CudaOptions {
   // at a time; 3 or 4: batches of that many; 0: chosen at load (CudaBackend::batchedApply,
   // applyBatch): batched for systems beyond 512 particles per multiprocessor, where the lanes rule
   // then gives each lane about 6 entries, in batches of 3 where a lane has at most 6 (two full
-  // batches), else 4. The whole-CG paths always walk one at a time (batching measured 5–15 % slower
-  // there: bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
+  // batches), else 4; 3 for rows on one lane through item 37's offset blocks (item 40's walk,
+  // where 4 measured 3–8 % slower on the H200 at 262k–1M). The whole-CG paths always walk one at
+  // a time (batching measured 5–15 % slower there:
+  // bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
   int gather_batch = 0;
   // kLaunches: threads per block of q = A p, a multiple of 32 from 32 to 256; 0: 256 on a flat
   // lattice's tiles (a cloth's), elsewhere the occupancy query's block for its variants (item 4;
-  // 224 on the H200 for the default stencil kernel, 53 registers, the most resident threads). On
-  // the H200 256 was up to 3.7 % faster per iteration on the 262k–1M cloths (cloth 724 the same)
-  // but 5 % slower on the 265k volume (cuda_backend.cpp, kFlatApplyBlock). Item 23's automatic tile
-  // follows the block (the largest power of two of rows within it), and item 38 needs it at most
-  // the joined kernel's.
+  // on the H200 256 for item 40's walk in batches of 3, 48 registers; 224 before it, 53). On the
+  // H200 256 was up to 3.7 % faster per iteration on the 262k–1M cloths (cloth 724 the same) but
+  // 5 % slower on the 265k volume before item 40 (cuda_backend.cpp, kFlatApplyBlock). Item 23's
+  // automatic tile follows the block (the largest power of two of rows within it, on a volume at
+  // most 128), and item 38 needs it at most the joined kernel's.
   int apply_block = 0;
   // kGrid (with fused_finish) up to this many particles: Chronopoulos–Gear CG, all of an
   // iteration's sums in one reduction, so one grid barrier per iteration instead of two (item 14);
@@ -205,7 +207,10 @@ struct CudaOptions {
   // addresses computed from the row itself: no lower end's word is loaded first, and a warp's rows
   // along x read each offset's blocks as one contiguous run. 16 bytes per offset and particle more
   // device memory (the places of absent springs included), one more 16-byte store per spring and
-  // step. The same sums, bit for bit.
+  // step. The same sums, bit for bit. Item 40: a row on one lane walks all 2D positions of the
+  // stencil without loading its word: absent springs' places and one place past the blocks hold
+  // zero blocks, which add nothing (about half the instructions per entry of the walk over the
+  // word's set bits: 3–7 % faster per iteration at 262k–1M on the H200).
   bool offset_blocks = true;
   // Item 39, with item 37's offset blocks: during CG an L2 access-policy window over the offset
   // blocks with hit ratio 0, so every access to them is streaming (evict-first): they give way in

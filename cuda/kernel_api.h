@@ -90,8 +90,8 @@ struct DeviceSystem {
                                // 3 float2 per particle, (xx, yy), (zz, xy), (xz, yz)
   // item 37, or nullptr: the same blocks again at DeviceModel::spring_slot, d · particles + a for
   // the spring from particle a at the stencil's offset d, so q = A p finds a row's springs at
-  // addresses it computes from the row alone (places of absent springs: never read)
-  float4* offset_block = nullptr;  // (D particles)
+  // addresses it computes from the row alone (places of absent springs: zero blocks, item 40)
+  float4* offset_block = nullptr;  // (D particles, then item 40's zero block)
 };
 
 // CG vectors, all in the particle layout.

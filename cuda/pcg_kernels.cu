@@ -54,8 +54,9 @@ __device__ __forceinline__ void finishBeta(double rr, double rz_new, CgScalars* 
 // entries together (item 16), from the (spring, other) pairs, from item 20's 4-byte entries or
 // from item 22's stencil rows: the same entries in the same order, so the same bits. With stencil
 // rows, the rows may be visited in item 23's lattice tiles (the same rows' bits; the partials
-// group them differently). Fused: the last block to finish sums the partials and computes α
-// itself.
+// group them differently); with item 37's offset blocks, a row on one lane walks every stencil
+// position (item 40; the same bits). Fused: the last block to finish sums the partials and
+// computes α itself.
 template <bool F4, bool kFused, int kBatch, ApplyEntries kEntries = ApplyEntries::kPairs,
           int kMode = 0>
 __global__ void __launch_bounds__(kHeavyThreads)
@@ -69,8 +70,26 @@ __global__ void __launch_bounds__(kHeavyThreads)
   static_assert(kStencil || kMode == 0, "tiles, rows ahead and offset blocks are item 22's only");
   constexpr bool kOffsetBlocks = (kMode & kApplyOffsetBlocks) != 0;
   __shared__ uint32_t offsets[kStencil ? kStencilMaxOffsets : 1];
+  // item 40: per position b of a row, (other end − i, place − i) mod 2^32; positions past the
+  // stencil's 2D (up to a batch past them) put the other end past the particles
+  constexpr uint32_t kWalk = 2 * kStencilMaxOffsets + kBatch;
+  __shared__ uint2 walk[kOffsetBlocks ? kWalk : 1];
   if constexpr (kStencil) {
     if (threadIdx.x < kStencilMaxOffsets) offsets[threadIdx.x] = m.stencil_offsets[threadIdx.x];
+    if constexpr (kOffsetBlocks) {
+      const uint32_t b = threadIdx.x, count = m.stencil_count, n = m.particles;
+      if (b < kWalk) {
+        uint2 w = make_uint2(n, 0u);
+        if (b < count) {  // the lower end: offset count − 1 − b
+          const uint32_t d = count - 1u - b, off = m.stencil_offsets[d];
+          w = make_uint2(0u - off, d * n - off);
+        } else if (b < 2u * count) {  // the upper: offset b − count, the place row i's own
+          const uint32_t d = b - count;
+          w = make_uint2(m.stencil_offsets[d], d * n);
+        }
+        walk[b] = w;
+      }
+    }
     __syncthreads();
   }
   const Vec<F4>* __restrict__ p = static_cast<const Vec<F4>*>(cg.p);
@@ -92,6 +111,32 @@ __global__ void __launch_bounds__(kHeavyThreads)
       // the row's k-th set position is its k-th entry; a spring's place in its lower end's run
       // is the number of that end's own springs at smaller offsets
       const uint32_t count = m.stencil_count;
+      if constexpr (kOffsetBlocks) {
+        if (lanes_now == 1u) {
+          // item 40: a row on one lane walks all 2D positions without its word. An absent
+          // spring's place holds zeros (the offset blocks are zeroed at load and only present
+          // springs are written), and a position whose other end falls outside the particles
+          // reads the zero place past the last offset block and row i's own p. A zero block adds
+          // ±0 to a sum that began at +0, which leaves it unchanged (a sum is −0 only when both
+          // terms are), so the set positions give the same bits as batchedBits.
+          const uint32_t n = m.particles, zero = count * n;
+          for (uint32_t b0 = 0; b0 < 2u * count; b0 += kBatch) {
+            Entry item[kBatch];
+#pragma unroll
+            for (int k = 0; k < kBatch; ++k) {
+              const uint2 w = walk[b0 + uint32_t(k)];
+              const uint32_t other = i + w.x;
+              const bool in = other < n;
+              item[k] = Entry{__ldg(sys.offset_block + (in ? i + w.y : zero)),
+                              loadConst(p, in ? other : i)};
+            }
+#pragma unroll
+            for (int k = 0; k < kBatch; ++k)
+              add(item[k]);
+          }
+          return r;
+        }
+      }
       auto fetch = [&](uint32_t b) {
         uint32_t other;
         if constexpr (kOffsetBlocks) {

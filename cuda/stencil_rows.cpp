@@ -57,7 +57,7 @@ bool offsetBlockSlots(const std::vector<glm::uvec2>& ends, size_t particles,
                       const std::vector<uint32_t>& offsets, std::vector<uint32_t>* slots) {
   slots->clear();
   if (offsets.empty() || !std::is_sorted(offsets.begin(), offsets.end()) ||
-      uint64_t(offsets.size()) * uint64_t(particles) > (uint64_t(1) << 32))
+      uint64_t(offsets.size()) * uint64_t(particles) >= (uint64_t(1) << 32))
     return false;
   std::vector<uint32_t> out(ends.size());
   for (size_t s = 0; s < ends.size(); ++s) {

@@ -38,9 +38,9 @@ bool buildStencilRows(const std::vector<glm::uvec2>& ends, size_t particles, Ste
 
 // Item 37: each spring's place in the offset blocks, d · particles + lower for the spring from its
 // lower end at the offsets' d-th offset (rows' offsets, as buildStencilRows found them). Every
-// spring gets its own place (no pair twice); the places of absent springs stay unused. False,
-// with `slots` left empty, when a spring's offset is not one of `offsets` or the places would
-// pass 2^32.
+// spring gets its own place (no pair twice); the places of absent springs hold zero blocks. False,
+// with `slots` left empty, when a spring's offset is not one of `offsets` or the places and one
+// more (item 40's zero place, D · particles) would pass 2^32.
 bool offsetBlockSlots(const std::vector<glm::uvec2>& ends, size_t particles,
                       const std::vector<uint32_t>& offsets, std::vector<uint32_t>* slots);
 

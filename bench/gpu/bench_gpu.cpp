@@ -437,8 +437,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.lattice_tiles = false;
       alternatives.push_back({"launches-untiled", o});
       o.lattice_tiles = true;
-      // item 23's tile against the automatic one (the largest power of two of rows within the
-      // kernel's block: on the H200 128 rows at 224 threads since 62d2250): twice and half that
+      // item 23's tile against fixed ones: 256 and 64 rows (the automatic one is the largest power
+      // of two of rows within the kernel's block, on a volume at most 128: on the H200 256 rows on
+      // a cloth and 128 on a volume, at 256 threads, since item 40)
       const bool cloth = name == "cloth";
       const int twice[3] = {cloth ? 32 : 8, cloth ? 8 : 4, cloth ? 1 : 8};
       const int half[3] = {cloth ? 32 : 8, cloth ? 2 : 4, cloth ? 1 : 2};
@@ -448,18 +449,20 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       alternatives.push_back({"launches-tile-64-rows", o});
       std::fill(o.lattice_tile, o.lattice_tile + 3, 0);
       // q = A p's block forced, the automatic tile following it: 128 threads (one 128-row tile)
-      // and 256 (256 rows). The default is 256 on a cloth (the flat-lattice rule), so there the
-      // 256 path repeats it; on a volume the query's block (224 threads on the H200)
+      // and 256 (256 rows on a cloth). The default is 256 on a cloth (the flat-lattice rule) and,
+      // since item 40, the query's 256 on a volume on the H200, so the 256 path repeats it
       o.apply_block = 128;
       alternatives.push_back({"launches-apply-block-128", o});
       o.apply_block = 256;
       alternatives.push_back({"launches-apply-block-256", o});
-      const int tile128[3] = {cloth ? 32 : 8, 4, cloth ? 1 : 4};  // the query's block's tile
+      const int tile128[3] = {cloth ? 32 : 8, 4, cloth ? 1 : 4};  // a volume's automatic tile
       std::copy(tile128, tile128 + 3, o.lattice_tile);
       alternatives.push_back({"launches-apply-block-256-tile-128-rows", o});
       std::fill(o.lattice_tile, o.lattice_tile + 3, 0);
+      o.apply_block = 224;  // the query's block before item 40 (53 registers)
+      alternatives.push_back({"launches-apply-block-224", o});
       o.apply_block = 0;
-      // item 16's batches forced each way (the rule takes 4 for rows on one lane)
+      // item 16's batches forced each way (the rule takes 3 for rows on one lane, item 40)
       o.gather_batch = 3;
       alternatives.push_back({"launches-batch-3", o});
       o.gather_batch = 4;

@@ -203,6 +203,35 @@ TEST(OffsetBlocks, OnWithTheStencilRows) {
   EXPECT_EQ(askLoaded(CudaOptions{}, makeVolume(102, {}), cudaOffsetBlocks), 1);
 }
 
+// Item 40's rules where the launched path batches by itself (past one round of the grid: 128k
+// particles, for devices of up to 250 multiprocessors): rows on one lane through the offset
+// blocks walk in batches of 3, a volume's in tiles of at most 128 rows whatever q = A p's block,
+// a cloth's as many rows as the block has threads; a batch asked for is kept
+TEST(OffsetBlocks, RowsOnOneLaneWalkInBatchesOf3) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene volume = makeVolume(80, {}), cloth = makeCloth(360, {});
+  CudaOptions o;
+  o.cg_path = CgPath::kLaunches;
+  for (const Scene* scene : {&volume, &cloth}) {
+    SCOPED_TRACE(scene->name);
+    std::string why_not;
+    auto gpu = createCudaBackend(o, &why_not);
+    ASSERT_TRUE(gpu) << why_not;
+    ASSERT_TRUE(gpu->load(scene->model, scene->state));
+    ASSERT_TRUE(cudaOffsetBlocks(*gpu));
+    EXPECT_EQ(cudaGatherLanes(*gpu), 1);
+    EXPECT_EQ(cudaGatherBatch(*gpu), 3);
+    int tile[3];
+    ASSERT_TRUE(cudaLatticeTiles(*gpu, tile));
+    int rows = 1;
+    while (rows * 2 <= cudaApplyBlock(*gpu))
+      rows *= 2;
+    EXPECT_EQ(tile[0] * tile[1] * tile[2], scene == &volume ? std::min(rows, 128) : rows);
+  }
+  o.gather_batch = 4;
+  EXPECT_EQ(askLoaded(o, volume, cudaGatherBatch), 4);
+}
+
 // Item 39 streams the offset blocks through L2 (an access-policy window with hit ratio 0): a cache
 // hint, so the same bytes and CG iterations streamed and not, across the launched configurations;
 // the window is the stream's during CG only (none left on the stream after the steps)
