@@ -981,9 +981,11 @@ Status CudaBackend::load(const Model& model, const State& state) {
     }
     if (!cuda::makeLatticeTiles(dims, tile, &tiles)) {
       tiles = cuda::LatticeTiles{};
-      chooseLanes(kBatchedRowShare);
+      chooseLanes(kBatchedRowShare, !spring_slot.empty());
       flat_apply_ = false;
     }
+  } else if (!spring_slot.empty()) {
+    chooseLanes(kBatchedRowShare, true);  // untiled: item 40's batch where the lanes are one
   }
 
   // CSR adjacency, particle -> its springs in increasing (device) spring order, the order of

@@ -77,8 +77,8 @@ __global__ void __launch_bounds__(kHeavyThreads)
   if constexpr (kStencil) {
     if (threadIdx.x < kStencilMaxOffsets) offsets[threadIdx.x] = m.stencil_offsets[threadIdx.x];
     if constexpr (kOffsetBlocks) {
-      const uint32_t b = threadIdx.x, count = m.stencil_count, n = m.particles;
-      if (b < kWalk) {
+      const uint32_t count = m.stencil_count, n = m.particles;
+      for (uint32_t b = threadIdx.x; b < kWalk; b += blockDim.x) {  // blocks of 32 threads too
         uint2 w = make_uint2(n, 0u);
         if (b < count) {  // the lower end: offset count − 1 − b
           const uint32_t d = count - 1u - b, off = m.stencil_offsets[d];
@@ -118,7 +118,8 @@ __global__ void __launch_bounds__(kHeavyThreads)
           // springs are written), and a position whose other end falls outside the particles
           // reads the zero place past the last offset block and row i's own p. A zero block adds
           // ±0 to a sum that began at +0, which leaves it unchanged (a sum is −0 only when both
-          // terms are), so the set positions give the same bits as batchedBits.
+          // terms are), so the set positions give the same bits as batchedBits. (A non-finite p at
+          // an absent position would add NaN, where p·A p is not finite either way.)
           const uint32_t n = m.particles, zero = count * n;
           for (uint32_t b0 = 0; b0 < 2u * count; b0 += kBatch) {
             Entry item[kBatch];

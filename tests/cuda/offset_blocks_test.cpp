@@ -205,8 +205,8 @@ TEST(OffsetBlocks, OnWithTheStencilRows) {
 
 // Item 40's rules where the launched path batches by itself (past one round of the grid: 128k
 // particles, for devices of up to 250 multiprocessors): rows on one lane through the offset
-// blocks walk in batches of 3, a volume's in tiles of at most 128 rows whatever q = A p's block,
-// a cloth's as many rows as the block has threads; a batch asked for is kept
+// blocks walk in batches of 3, tiled or not, a volume's in tiles of at most 128 rows whatever
+// q = A p's block, a cloth's as many rows as the block has threads; a batch asked for is kept
 TEST(OffsetBlocks, RowsOnOneLaneWalkInBatchesOf3) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene volume = makeVolume(80, {}), cloth = makeCloth(360, {});
@@ -228,6 +228,10 @@ TEST(OffsetBlocks, RowsOnOneLaneWalkInBatchesOf3) {
       rows *= 2;
     EXPECT_EQ(tile[0] * tile[1] * tile[2], scene == &volume ? std::min(rows, 128) : rows);
   }
+  CudaOptions untiled = o;
+  untiled.lattice_tiles = false;
+  untiled.gather_lanes = 1;
+  EXPECT_EQ(askLoaded(untiled, volume, cudaGatherBatch), 3);
   o.gather_batch = 4;
   EXPECT_EQ(askLoaded(o, volume, cudaGatherBatch), 4);
 }
