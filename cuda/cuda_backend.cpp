@@ -150,10 +150,12 @@ constexpr double kStagedLaneEntries = 2.0;
 constexpr double kGridRoundsMaxEntries = 16.0;
 
 // q = A p's threads per block on a flat lattice's tiles (a cloth's; CudaOptions::apply_block 0),
-// in place of the occupancy query's block, which takes the most resident threads (on the H200 224
-// threads, 53 registers: 5 blocks, 1120 threads a multiprocessor, against 1024 in 4 blocks of
-// 256; ncu, bench/results/ncu-h200-2026-12-03-apply-block.txt). Fixed 100 iterations, µs per
-// iteration, queried → 256 (3 runs each, medians;
+// in place of the occupancy query's block, which takes the most resident threads (on the H200,
+// before item 40, 224 threads, 53 registers: 5 blocks, 1120 threads a multiprocessor, against
+// 1024 in 4 blocks of 256; ncu, bench/results/ncu-h200-2026-12-03-apply-block.txt. With item 40
+// the query gives 256 as well: 47–48 registers, and the walk's table in shared memory allows 4
+// blocks under item 9's carve-out, bench/results/ncu-h200-2026-12-04-offset-walk.txt). Fixed 100
+// iterations, µs per iteration, queried → 256 (3 runs each, medians;
 // bench/results/gpu-h200-2026-12-03-apply-block.json): cloth 512 26.90 → 25.91, cloth 600
 // 37.70 → 37.18, cloth 724 52.93 → 53.02, cloth 1024 92.21 → 91.67; on volumes 265k 44.06 →
 // 46.44 (5 % slower), 524k 76.37 → 75.76, 1M 141.24 → 140.00. Blocks of 128 were 10-15 % slower
@@ -162,10 +164,13 @@ constexpr double kGridRoundsMaxEntries = 16.0;
 constexpr int kFlatApplyBlock = 256;
 
 // Item 23's automatic tile on a volume (a lattice of several planes): at most this many rows,
-// whatever q = A p's block. With item 40's walk in batches of 3 (48 registers) the query gives
+// whatever q = A p's block. With item 40's walk in batches of 3 (47–48 registers) the query gives
 // 256 threads; their 256-row tiles (8 × 4 × 8) measured slower than 128 rows (8 × 4 × 4) at the
-// same block on the H200: 265k volume 44.45 against 43.52 µs per iteration, 1M 135.1 against
-// 133.5, 524k the same (bench/results/gpu-h200-2026-12-04-offset-walk.json)
+// same block on the H200 (medians of two processes, fixed 100): 265k volume 44.45 against 43.52 µs
+// per iteration, 1M 135.1 against 133.5, 524k 71.5 against 71.7
+// (bench/results/gpu-h200-2026-12-04-offset-walk-tiles.json). 64-row tiles (8 × 4 × 2) read 2 %
+// faster than 128 at the 265k volume in one process of the main run (-offset-walk-main.json):
+// not measured enough to change the cap.
 constexpr uint32_t kVolumeTileRows = 128;
 
 // Item 39's automatic rule (CudaOptions::stream_offset_blocks 0): the share of L2 the rest of the
@@ -708,7 +713,10 @@ bool CudaBackend::batchedApply(size_t particles) const {
 }
 
 // Item 16's batch when batched: two full batches of a lane's share of a row. 3 where a lane has
-// at most 6 entries on average (cloth's 12 on 2 lanes), else 4 (the volume's 25 on 4 lanes: 6.3).
+// at most 6 entries on average (cloth's 12 on 2 lanes), else 4 (the volume's 25 on 4 lanes: 6.3);
+// 3 for rows on one lane through item 37's offset blocks (offset_walk: item 40's walk, where 4
+// measured 1–2 % slower on the cloths and 4–8 % on the volumes at 262k–1M,
+// bench/results/gpu-h200-2026-12-04-offset-walk.json).
 // On the H200 3 was 5 % faster at 1M cloth particles and 4 3 % faster at 265k volume particles
 // (bench/results/gpu-h200-2026-11-30-rejected-batch-sizes.json against -shape.json).
 int CudaBackend::applyBatch(bool batched, size_t particles, size_t springs, int lanes,

@@ -63,13 +63,13 @@ struct CudaOptions {
   // applyBatch): batched for systems beyond 512 particles per multiprocessor, where the lanes rule
   // then gives each lane about 6 entries, in batches of 3 where a lane has at most 6 (two full
   // batches), else 4; 3 for rows on one lane through item 37's offset blocks (item 40's walk,
-  // where 4 measured 3–8 % slower on the H200 at 262k–1M). The whole-CG paths always walk one at
-  // a time (batching measured 5–15 % slower there:
+  // where 4 measured 1–2 % slower on the cloths and 4–8 % on the volumes, H200, 262k–1M). The
+  // whole-CG paths always walk one at a time (batching measured 5–15 % slower there:
   // bench/results/gpu-h200-2026-11-30-batched-whole-cg.json against -b6799ad.json).
   int gather_batch = 0;
   // kLaunches: threads per block of q = A p, a multiple of 32 from 32 to 256; 0: 256 on a flat
   // lattice's tiles (a cloth's), elsewhere the occupancy query's block for its variants (item 4;
-  // on the H200 256 for item 40's walk in batches of 3, 48 registers; 224 before it, 53). On the
+  // on the H200 256 for item 40's walk in batches of 3, 47–48 registers; 224 before it, 53). On the
   // H200 256 was up to 3.7 % faster per iteration on the 262k–1M cloths (cloth 724 the same) but
   // 5 % slower on the 265k volume before item 40 (cuda_backend.cpp, kFlatApplyBlock). Item 23's
   // automatic tile follows the block (the largest power of two of rows within it, on a volume at
@@ -209,8 +209,9 @@ struct CudaOptions {
   // device memory (the places of absent springs included), one more 16-byte store per spring and
   // step. The same sums, bit for bit. Item 40: a row on one lane walks all 2D positions of the
   // stencil without loading its word: absent springs' places and one place past the blocks hold
-  // zero blocks, which add nothing (about half the instructions per entry of the walk over the
-  // word's set bits: 3–7 % faster per iteration at 262k–1M on the H200).
+  // zero blocks, which add nothing (37 % fewer instructions a launch than the walk over the
+  // word's set bits: on the H200 2.5–6 % faster per iteration at 262k–1M, 1.5 % at the 265k
+  // volume).
   bool offset_blocks = true;
   // Item 39, with item 37's offset blocks: during CG an L2 access-policy window over the offset
   // blocks with hit ratio 0, so every access to them is streaming (evict-first): they give way in

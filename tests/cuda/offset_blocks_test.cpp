@@ -60,7 +60,8 @@ TEST(OffsetBlocks, PlacesAreTheSpringsOwnAtItsLowerEnd) {
   }
 }
 
-// No places for a spring at an offset the list lacks, for out-of-range ends, or past 2^32 places
+// No places for a spring at an offset the list lacks, for out-of-range ends, or where the places
+// and item 40's zero place after them (D · particles) would pass 2^32
 TEST(OffsetBlocks, RefusesWhatHasNoPlace) {
   std::vector<uint32_t> places{7};
   const std::vector<glm::uvec2> ends{{0, 1}, {1, 3}};
@@ -70,6 +71,9 @@ TEST(OffsetBlocks, RefusesWhatHasNoPlace) {
   EXPECT_TRUE(places.empty());
   EXPECT_FALSE(cuda::offsetBlockSlots({{0, 4}}, 4, {4}, &places));
   EXPECT_FALSE(cuda::offsetBlockSlots(ends, size_t(1) << 31, {1, 2, 3}, &places));
+  EXPECT_FALSE(cuda::offsetBlockSlots(ends, size_t(1) << 31, {1, 2}, &places));  // D · n = 2^32
+  EXPECT_TRUE(cuda::offsetBlockSlots(ends, (size_t(1) << 31) - 1, {1, 2}, &places));
+  EXPECT_EQ(places, (std::vector<uint32_t>{0, uint32_t(1) << 31}));  // 1 · n + 1
   EXPECT_FALSE(cuda::offsetBlockSlots(ends, 4, {}, &places));
 }
 
