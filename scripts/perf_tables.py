@@ -5,6 +5,7 @@
     scripts/perf_tables.py fixed RESULT.json [--start OLD]   fixed 100 iterations against the floors
     scripts/perf_tables.py ablation RESULT.json              slowdown per item turned off
     scripts/perf_tables.py paths RESULT.json PATH [PATH...]  µs per iteration of forced paths (fixed)
+    scripts/perf_tables.py repeats RUNS.json                 medians of repeated --paths runs
 
 Prints the rows (header included) to stdout. A file that is missing, is not a hooke-bench-gpu
 result or lacks what a table needs gets a one-line error and exit code 2.
@@ -171,6 +172,66 @@ def paths_table(data, wanted):
     return out
 
 
+def load_runs(path):
+    """A merged file of repeated `--scene … --paths` runs: {"runs": [result, ...]}, each result
+    with its own 'commit' (the build it measured)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise BadInput(f"cannot read {path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path} is not JSON: {e.msg} at line {e.lineno}")
+    runs = data.get("runs") if isinstance(data, dict) else None
+    if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
+        raise BadInput(f"{path} is not a file of repeated runs (no 'runs')")
+    return runs
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def repeats_table(runs):
+    """Per system, the median µs per iteration (fixed) of every build's default ('fastest') and
+    of each path it ran, columns in the order they first appear; and the widest spread
+    (max − min) / median of any one configuration over its repeats."""
+    samples, columns, names = {}, [], {}
+    for run in runs:
+        build = str(run.get("commit", "?"))
+        entries = [(r, "default") for r in run.get("rows", []) if r.get("variant") == "fastest"]
+        entries += [(p, p.get("path")) for p in run.get("paths", [])]
+        for r, label in entries:
+            if r.get("mode") != "fixed" or not isinstance(r.get("iteration_us"), (int, float)):
+                continue
+            column, system = (build, label), (r.get("scene"), r.get("res"))
+            if column not in columns:
+                columns.append(column)
+            names[system] = r.get("particles")
+            samples.setdefault((system, column), []).append(r["iteration_us"])
+    if not samples:
+        raise BadInput("no fixed-count rows in the runs")
+    out = ["| system | particles | " + " | ".join(f"{b} {l}" for b, l in columns) + " | spread |",
+           "|---|---|" + "---|" * (len(columns) + 1)]
+    order = [(s, res) for s in SCENES for res in sorted({r for sc, r in names if sc == s})]
+    for system in order:
+        cells, spread = [], 0.0
+        for column in columns:
+            v = samples.get((system, column))
+            if not v:
+                cells.append("–")
+                continue
+            m = median(v)
+            cells.append(f"{m:.2f}")
+            spread = max(spread, (max(v) - min(v)) / m * 100 if m > 0 else 0.0)
+        particles = names[system]
+        out.append(f"| {system[0]} {system[1]} | " + (f"{particles:,}" if isinstance(particles, int) else "?")
+                   + " | " + " | ".join(cells) + f" | {spread:.1f} % |")
+    return out
+
+
 def main(argv):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head: stop quietly
     parser = argparse.ArgumentParser(description="docs/PERFORMANCE.md tables from a hooke-bench-gpu result")
@@ -183,8 +244,12 @@ def main(argv):
     paths = sub.add_parser("paths")
     paths.add_argument("result")
     paths.add_argument("path", nargs="+")
+    sub.add_parser("repeats").add_argument("result")
     args = parser.parse_args(argv)
     try:
+        if args.table == "repeats":
+            print("\n".join(repeats_table(load_runs(args.result))))
+            return 0
         data = load(args.result)
         if args.table == "step":
             lines = step_table(data)

@@ -15,6 +15,7 @@ import perf_tables  # noqa: E402
 
 RESULT = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-03-lane-sums.json")
 START = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-03-barrier.json")
+RUNS = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-04-offset-walk.json")
 
 
 def run(*args):
@@ -59,6 +60,18 @@ class PerfTables(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertIn("| volume 41 | 4.621 | 4.721 |", out.splitlines())
 
+    def test_repeats(self):
+        code, out, _ = run("repeats", RUNS)
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 2 + 7)  # header, rule, 4 cloth and 3 volume systems
+        self.assertEqual(lines[0], "| system | particles | 4ed1807 default | 4ed1807 launches-batch-3 "
+                                   "| f016ea8 default | f016ea8 launches-apply-block-224 "
+                                   "| f016ea8 launches-batch-4 | spread |")
+        # medians of three processes each, as docs/PERFORMANCE.md's "Item 40" quotes them
+        self.assertIn("| cloth 512 | 262,144 | 25.88 | 26.85 | 25.23 | 26.43 | 25.67 | 1.8 % |", lines)
+        self.assertIn("| volume 162 | 1,062,882 | 140.67 | 142.35 | 132.66 | 136.15 | 143.29 | 0.8 % |", lines)
+
     def test_bad_input_exits_2_with_one_line(self):
         code, out, err = run("step", os.path.join(ROOT, "no-such-result.json"))
         self.assertEqual((code, out), (2, ""))
@@ -77,6 +90,15 @@ class PerfTables(unittest.TestCase):
                 self.assertEqual(len(err.strip().splitlines()), 1)
             code, _, err = run("fixed", RESULT, "--start", other)
             self.assertEqual(code, 2)
+            empty = os.path.join(d, "empty.json")
+            with open(empty, "w") as f:
+                json.dump({"runs": [{"rows": [], "paths": []}]}, f)
+            for path, words in ((RESULT, "is not a file of repeated runs"), (other, "is not a file of repeated runs"),
+                                (broken, "is not JSON"), (empty, "no fixed-count rows")):
+                code, out, err = run("repeats", path)
+                self.assertEqual((code, out), (2, ""))
+                self.assertIn(words, err)
+                self.assertEqual(len(err.strip().splitlines()), 1)
 
 
 if __name__ == "__main__":
