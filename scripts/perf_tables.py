@@ -26,14 +26,18 @@ class BadInput(Exception):
     pass
 
 
-def load(path):
+def read_json(path):
     try:
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            return json.load(f)
     except OSError as e:
         raise BadInput(f"cannot read {path}: {e.strerror}")
     except json.JSONDecodeError as e:
         raise BadInput(f"{path} is not JSON: {e.msg} at line {e.lineno}")
+
+
+def load(path):
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise BadInput(f"{path} is not a hooke-bench-gpu result (no 'rows')")
     return data
@@ -175,13 +179,7 @@ def paths_table(data, wanted):
 def load_runs(path):
     """A merged file of repeated `--scene … --paths` runs: {"runs": [result, ...]}, each result
     with its own 'commit' (the build it measured)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise BadInput(f"cannot read {path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{path} is not JSON: {e.msg} at line {e.lineno}")
+    data = read_json(path)
     runs = data.get("runs") if isinstance(data, dict) else None
     if not isinstance(runs, list) or not runs or not all(isinstance(r, dict) for r in runs):
         raise BadInput(f"{path} is not a file of repeated runs (no 'runs')")
