@@ -394,9 +394,13 @@ __device__ __forceinline__ double warpSum(double v) {
 // in the tree warpSum's levels of offsets >= spread form, and adds the +0.0 the levels below it
 // added (so a −0.0 becomes +0.0 as there): the same warp sums, bit for bit, from one shuffled
 // double per level where there were N, and log2(spread) levels fewer.
-template <int N>
+// kMaxThreads: the kernel's __launch_bounds__, which sizes the warp sums in shared memory (the
+// 256-thread gather kernels keep 8 per sum, not 32: static shared memory counts against how many
+// blocks an SM holds, see q = A p's table in applyKernel).
+template <int N, int kMaxThreads = 1024>
 __device__ __forceinline__ void blockSum(double (&v)[N], uint32_t spread = 1) {
-  __shared__ double warp_sums[N][32];
+  static_assert(kMaxThreads % 32 == 0 && kMaxThreads <= 1024, "whole warps, at most 32");
+  __shared__ double warp_sums[N][kMaxThreads / 32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   if (spread > 1) {
     double x = v[0];
@@ -420,9 +424,9 @@ __device__ __forceinline__ void blockSum(double (&v)[N], uint32_t spread = 1) {
 }
 
 // Block partial sums written by one block of a reduction kernel.
-template <int N>
+template <int N, int kMaxThreads = 1024>
 __device__ __forceinline__ void writePartials(double (&v)[N], Reduction reduction) {
-  blockSum<N>(v);
+  blockSum<N, kMaxThreads>(v);
   if (threadIdx.x == 0) {
     for (int k = 0; k < N; ++k)
       reduction.partials[k * reduction.stride + blockIdx.x] = v[k];
@@ -455,10 +459,10 @@ __device__ __forceinline__ void threadPartials(const double* base, int stride, i
 
 // The second stage (item 8): one block sums count partials per sum in a fixed order. Thread 0
 // holds the totals.
-template <int N>
+template <int N, int kMaxThreads = 1024>
 __device__ __forceinline__ void sumPartials(Reduction reduction, int count, double (&v)[N]) {
   threadPartials<N>(reduction.partials, reduction.stride, count, v);
-  blockSum<N>(v);
+  blockSum<N, kMaxThreads>(v);
 }
 
 // True in every thread of the one block that arrives last, after all blocks wrote their partial

@@ -69,14 +69,19 @@ __global__ void __launch_bounds__(kHeavyThreads)
   constexpr bool kStencil = kEntries == ApplyEntries::kStencil;
   static_assert(kStencil || kMode == 0, "tiles, rows ahead and offset blocks are item 22's only");
   constexpr bool kOffsetBlocks = (kMode & kApplyOffsetBlocks) != 0;
-  __shared__ uint32_t offsets[kStencil ? kStencilMaxOffsets : 1];
+  // Static shared memory decides how many blocks an SM holds: at 256 threads and the carve-out
+  // that prefers L1, 5 blocks fit only at <= 512 bytes a block (the H200 takes 1 KB more per
+  // block and rounds to 128). So the offset-block kernels keep no offsets[] (the table holds
+  // them) and the block sums keep 8 warps' sums, not 32.
+  __shared__ uint32_t offsets[kStencil && !kOffsetBlocks ? kStencilMaxOffsets : 1];
   // item 40: per position b of a row, (other end − i, place − i) mod 2^32; positions past the
   // stencil's 2D (up to a batch past them) put the other end past the particles
   constexpr uint32_t kWalk = 2 * kStencilMaxOffsets + kBatch;
   __shared__ uint2 walk[kOffsetBlocks ? kWalk : 1];
   if constexpr (kStencil) {
-    if (threadIdx.x < kStencilMaxOffsets) offsets[threadIdx.x] = m.stencil_offsets[threadIdx.x];
-    if constexpr (kOffsetBlocks) {
+    if constexpr (!kOffsetBlocks) {
+      if (threadIdx.x < kStencilMaxOffsets) offsets[threadIdx.x] = m.stencil_offsets[threadIdx.x];
+    } else {
       const uint32_t count = m.stencil_count, n = m.particles;
       for (uint32_t b = threadIdx.x; b < kWalk; b += blockDim.x) {  // blocks of 32 threads too
         uint2 w = make_uint2(n, 0u);
@@ -141,18 +146,11 @@ __global__ void __launch_bounds__(kHeavyThreads)
       auto fetch = [&](uint32_t b) {
         uint32_t other;
         if constexpr (kOffsetBlocks) {
-          // item 37: the spring at the lower end's place for offset d, no load of that end's word
-          size_t place;
-          if (b >= count) {
-            const uint32_t d = b - count;
-            other = i + offsets[d];
-            place = size_t(d) * m.particles + i;
-          } else {
-            const uint32_t d = count - 1u - b;
-            other = i - offsets[d];
-            place = size_t(d) * m.particles + other;
-          }
-          return Entry{__ldg(sys.offset_block + place), loadConst(p, other)};
+          // item 37: the spring at the lower end's place for offset d (d·n + the lower end, which
+          // fits 32 bits), no load of that end's word; item 40's table holds both differences
+          const uint2 w = walk[b];
+          other = i + w.x;
+          return Entry{__ldg(sys.offset_block + (i + w.y)), loadConst(p, other)};
         } else {
           uint32_t spring;
           if (b >= count) {
@@ -221,10 +219,10 @@ __global__ void __launch_bounds__(kHeavyThreads)
         },
         finish);
   }
-  writePartials<1>(sums, reduction);
+  writePartials<1, kHeavyThreads>(sums, reduction);
   if constexpr (kFused) {
     if (!lastBlockToArrive(&scalars->apply_arrivals)) return;
-    sumPartials<1>(reduction, gridDim.x, sums);
+    sumPartials<1, kHeavyThreads>(reduction, gridDim.x, sums);
     if (threadIdx.x == 0) finishAlpha(sums[0], scalars);
   }
 }

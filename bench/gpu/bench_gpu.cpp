@@ -485,6 +485,11 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.lattice_tiles = true;
       o.stencil_ahead = true;
       o.offset_blocks = true;
+      // item 9 off where the iteration is bound by loads in flight: the carve-out then leaves
+      // room for more blocks than q = A p's registers allow, so its shared memory limits nothing
+      o.prefer_l1 = false;
+      alternatives.push_back({"launches-carveout-default", o});
+      o.prefer_l1 = true;
       o.stencil_rows = false;
       alternatives.push_back({"launches-entries", o});
       o.compact_entries = false;
