@@ -518,13 +518,9 @@ cudaError_t queryAll(bool prefer_l1, int apply_block, KernelShape out[kCgKernelC
                               &out[kApplyCompact3Kernel], apply_block)))
     return e;
   for (int mode = 0; mode < kApplyModes; ++mode) {
-    // item 41: item 9's carve-out leaves out item 37's offset-block kernels. They run at 262k
-    // particles and up, between launches of the joined kernel, which takes all shared memory, and
-    // measured faster with the default carve-out (docs/PERFORMANCE.md, "Item 41")
-    const bool l1 = prefer_l1 && (mode & kApplyOffsetBlocks) == 0;
     for (int batch : {B, B3}) {
       if ((e = queryCommon<Apply>(
-               kHeavyThreads, l1,
+               kHeavyThreads, prefer_l1,
                {stencilKernel<F4, false>(mode, batch), stencilKernel<F4, true>(mode, batch)},
                &out[stencilKernelId(mode, batch)], apply_block)))
         return e;
