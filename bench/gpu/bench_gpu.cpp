@@ -485,8 +485,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.lattice_tiles = true;
       o.stencil_ahead = true;
       o.offset_blocks = true;
-      // item 9 off where the iteration is bound by loads in flight: the carve-out then leaves
-      // room for more blocks than q = A p's registers allow, so its shared memory limits nothing
+      // item 9 off (every kernel at the default carve-out): on the H200 ~2 % less per iteration
+      // at the 265k volume, but by moving ~60 us a step from the CG phase to the force phase,
+      // not by saving it (PERFORMANCE.md, "Item 40 again")
       o.prefer_l1 = false;
       alternatives.push_back({"launches-carveout-default", o});
       o.prefer_l1 = true;

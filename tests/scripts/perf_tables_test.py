@@ -16,6 +16,7 @@ import perf_tables  # noqa: E402
 RESULT = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-03-lane-sums.json")
 START = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-03-barrier.json")
 RUNS = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-04-offset-walk.json")
+FOUR_BUILDS = os.path.join(ROOT, "bench", "results", "gpu-h200-2026-12-04-occupancy.json")
 
 
 def run(*args):
@@ -71,6 +72,19 @@ class PerfTables(unittest.TestCase):
         # medians of three processes each, as docs/PERFORMANCE.md's "Item 40" quotes them
         self.assertIn("| cloth 512 | 262,144 | 25.88 | 26.85 | 25.23 | 26.43 | 25.67 | 1.8 % |", lines)
         self.assertIn("| volume 162 | 1,062,882 | 140.67 | 142.35 | 132.66 | 136.15 | 143.29 | 0.8 % |", lines)
+
+    def test_repeats_of_four_builds(self):
+        # the builds in the order their runs come, each build's default before its path, as
+        # docs/PERFORMANCE.md's "Item 40 again" quotes them (7048b59-min6: the 40-register build)
+        code, out, _ = run("repeats", FOUR_BUILDS)
+        self.assertEqual(code, 0)
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 2 + 4)
+        self.assertTrue(lines[0].startswith("| system | particles | f016ea8 default | f016ea8 launches-batch-3 "
+                                            "| 7048b59 default | 7048b59 launches-carveout-default "
+                                            "| f52181f default |"))
+        self.assertIn("| volume 102 | 265,302 | 43.55 | 43.76 | 42.83 | 41.88 | 49.67 | 49.45 | 47.35 | 47.62 "
+                      "| 1.2 % |", lines)
 
     def test_bad_input_exits_2_with_one_line(self):
         code, out, err = run("step", os.path.join(ROOT, "no-such-result.json"))
