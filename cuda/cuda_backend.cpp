@@ -312,6 +312,17 @@ class CudaBackend final : public Backend {
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
   int applyBlock() const { return loaded_ && path_ == CgPath::kLaunches ? apply_.block : 0; }
+  // the resources of the q = A p variant the launched path launches (as plan() chooses it)
+  bool applyResources(cuda::ApplyKernelResources* out) const {
+    *out = cuda::ApplyKernelResources{};
+    if (!loaded_ || path_ != CgPath::kLaunches) return false;
+    const bool alpha_joined = options_.fused_finish && direction_held_ > 0 && alpha_in_update_;
+    const cudaError_t e =
+        cuda::applyKernelResources(options_.float4_layout, options_.fused_finish && !alpha_joined,
+                                   apply_batch_, entries_, apply_mode_, apply_.block, out);
+    if (e != cudaSuccess) cudaGetLastError();
+    return e == cudaSuccess;
+  }
   bool compactInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kCompact; }
   bool stencilInUse() const { return loaded_ && entries_ == cuda::ApplyEntries::kStencil; }
   bool aheadInUse() const { return stencilInUse() && (apply_mode_ & cuda::kApplyAhead) != 0; }
@@ -2032,6 +2043,17 @@ bool cudaDependentLaunch(const Backend& backend) {
 int cudaGatherBatch(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr ? cuda->gatherBatch() : 0;
+}
+
+bool cudaApplyKernel(const Backend& backend, CudaApplyKernel* out) {
+  *out = CudaApplyKernel{};
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  cuda::ApplyKernelResources r;
+  if (cuda == nullptr || !cuda->applyResources(&r)) return false;
+  out->registers = r.registers;
+  out->static_shared_bytes = r.static_shared_bytes;
+  out->blocks_per_sm = r.blocks_per_sm;
+  return true;
 }
 
 int cudaApplyBlock(const Backend& backend) {

@@ -354,6 +354,18 @@ size_t cudaStreamL2WindowBytes(const Backend& backend);
 // resolved); 0 when it is not a CUDA backend, holds no model or is on another path.
 int cudaApplyBlock(const Backend& backend);
 
+// What the launched q = A p's kernel (the variant a loaded CUDA backend launches) uses: registers
+// per thread and static shared memory per block as compiled, and the blocks of its block size a
+// multiprocessor holds. Both decide its residency (PERFORMANCE.md, "Item 40 again"); the
+// benchmark records them. false (and zeros) when it is not a CUDA backend, holds no model, is on
+// another path or the query failed.
+struct CudaApplyKernel {
+  int registers = 0;
+  int static_shared_bytes = 0;
+  int blocks_per_sm = 0;
+};
+bool cudaApplyKernel(const Backend& backend, CudaApplyKernel* out);
+
 // Particles each thread of item 26's joined update and direction holds in a loaded CUDA backend
 // on the launched path (1 or more); 0 when it is not a CUDA backend, holds no model, is on another
 // path or runs the two kernels.

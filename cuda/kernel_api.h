@@ -273,6 +273,18 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
                         Reduction reduction, CgScalars* scalars, int lanes, int batch,
                         ApplyEntries entries, int mode, bool dependent);
 
+// What the compiled q = A p variant that launchApply would launch with these arguments uses:
+// registers per thread and static shared memory per block (cudaFuncGetAttributes), and the
+// blocks of `block` threads a multiprocessor holds with the carve-out it was queried with.
+// cudaErrorInvalidValue for a combination launchApply refuses (regardless of the model).
+struct ApplyKernelResources {
+  int registers = 0;
+  int static_shared_bytes = 0;
+  int blocks_per_sm = 0;
+};
+cudaError_t applyKernelResources(bool float4_layout, bool fused, int batch, ApplyEntries entries,
+                                 int mode, int block, ApplyKernelResources* out);
+
 // The CgKernelId of item 22's q = A p in `mode` with batches of `batch` (3 or 4)
 inline CgKernelId stencilKernelId(int mode, int batch) {
   return static_cast<CgKernelId>(kApplyStencilKernel + 2 * mode +

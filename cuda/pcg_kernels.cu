@@ -581,11 +581,13 @@ cudaError_t launchCgStart(int threads, cudaStream_t stream, Reduction reduction,
   return cudaGetLastError();
 }
 
-cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
-                        const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
-                        Reduction reduction, CgScalars* scalars, int lanes, int batch,
-                        ApplyEntries entries, int mode, bool dependent) {
-  using Kernel = void (*)(DeviceModel, DeviceSystem, CgVectors, Reduction, CgScalars*, uint32_t);
+namespace {
+
+// The q = A p variant for these arguments; nullptr where none is compiled (batch 1 with the
+// compact entries or the stencil rows, a batch other than 1, 3 or 4, a mode without the rows)
+ApplyKernelFn applyKernelOf(bool float4_layout, bool fused, int batch, ApplyEntries entries,
+                            int mode) {
+  using Kernel = ApplyKernelFn;
   constexpr int B = kGatherBatch, B3 = kGatherBatchShort;
   constexpr ApplyEntries P = ApplyEntries::kPairs, C = ApplyEntries::kCompact,
                          S = ApplyEntries::kStencil;
@@ -604,23 +606,49 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
        {{applyKernel<true, true, 1, P>, applyKernel<true, true, B3, P>,
          applyKernel<true, true, B, P>},
         {nullptr, applyKernel<true, true, B3, C>, applyKernel<true, true, B, C>}}}};
-  if (batch != 1 && batch != B3 && batch != B) return cudaErrorInvalidValue;
+  if (batch != 1 && batch != B3 && batch != B) return nullptr;
+  if (mode != 0 && entries != S) return nullptr;
+  return entries == S ? (float4_layout ? (fused ? stencilKernel<true, true>(mode, batch)
+                                                : stencilKernel<true, false>(mode, batch))
+                                       : (fused ? stencilKernel<false, true>(mode, batch)
+                                                : stencilKernel<false, false>(mode, batch)))
+                      : kernels[float4_layout][fused][static_cast<int>(entries)][batch == 1    ? 0
+                                                                                 : batch == B3 ? 1
+                                                                                               : 2];
+}
+
+}  // namespace
+
+cudaError_t applyKernelResources(bool float4_layout, bool fused, int batch, ApplyEntries entries,
+                                 int mode, int block, ApplyKernelResources* out) {
+  *out = ApplyKernelResources{};
+  const ApplyKernelFn kernel = applyKernelOf(float4_layout, fused, batch, entries, mode);
+  if (kernel == nullptr || block <= 0) return cudaErrorInvalidValue;
+  cudaFuncAttributes attributes{};
+  cudaError_t e = cudaFuncGetAttributes(&attributes, kernel);
+  if (e != cudaSuccess) return e;
+  int per_sm = 0;
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);
+  if (e != cudaSuccess) return e;
+  out->registers = attributes.numRegs;
+  out->static_shared_bytes = static_cast<int>(attributes.sharedSizeBytes);
+  out->blocks_per_sm = per_sm;
+  return cudaSuccess;
+}
+
+cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, bool fused,
+                        const DeviceModel& model, const DeviceSystem& system, const CgVectors& cg,
+                        Reduction reduction, CgScalars* scalars, int lanes, int batch,
+                        ApplyEntries entries, int mode, bool dependent) {
+  constexpr ApplyEntries C = ApplyEntries::kCompact, S = ApplyEntries::kStencil;
   if (entries == C && (model.compact == nullptr || model.own_start == nullptr))
     return cudaErrorInvalidValue;
   if (entries == S && (model.stencil == nullptr || model.stencil_count > kStencilMaxOffsets))
     return cudaErrorInvalidValue;
-  if (mode != 0 && entries != S) return cudaErrorInvalidValue;
   if ((mode & kApplyTiled) != 0 && model.tiles.slots == 0) return cudaErrorInvalidValue;
   if ((mode & kApplyOffsetBlocks) != 0 && system.offset_block == nullptr)
     return cudaErrorInvalidValue;
-  const Kernel kernel =
-      entries == S ? (float4_layout ? (fused ? stencilKernel<true, true>(mode, batch)
-                                             : stencilKernel<true, false>(mode, batch))
-                                    : (fused ? stencilKernel<false, true>(mode, batch)
-                                             : stencilKernel<false, false>(mode, batch)))
-                   : kernels[float4_layout][fused][static_cast<int>(entries)][batch == 1    ? 0
-                                                                              : batch == B3 ? 1
-                                                                                            : 2];
+  const ApplyKernelFn kernel = applyKernelOf(float4_layout, fused, batch, entries, mode);
   if (kernel == nullptr) return cudaErrorInvalidValue;
   return launchCg(kernel, launch.grid, launch.block, stream, dependent, model, system, cg,
                   reduction, scalars, static_cast<uint32_t>(lanes));

@@ -293,6 +293,16 @@ Json tileJson(const RunSummary& run) {
       {Json::integer(run.tile[0]), Json::integer(run.tile[1]), Json::integer(run.tile[2])});
 }
 
+// the launched q = A p's kernel as it ran: its registers and static shared memory decide how many
+// blocks a multiprocessor holds, and a change of either moved the iteration by up to 14 % (docs/
+// PERFORMANCE.md, "Item 40 again"); null off the launched path
+Json applyKernelJson(const RunSummary& run) {
+  if (run.apply_registers == 0) return Json::null();
+  return Json::object({{"registers", Json::integer(run.apply_registers)},
+                       {"static_shared_bytes", Json::integer(run.apply_shared_bytes)},
+                       {"blocks_per_sm", Json::integer(run.apply_blocks_per_sm)}});
+}
+
 Json rowJson(const Row& r) {
   Fields f = {{"scene", Json::string(r.scene)},
               {"res", Json::integer(r.res)},
@@ -313,6 +323,7 @@ Json rowJson(const Row& r) {
     f.push_back({"streamed_blocks", Json::boolean(r.run.streamed_blocks)});
     f.push_back({"alpha_in_update", Json::boolean(r.run.alpha_in_update)});
     f.push_back({"direction_held", Json::integer(r.run.direction_held)});
+    f.push_back({"apply_kernel", applyKernelJson(r.run)});
     f.push_back({"force_ms", Json::number(r.run.force_ms)});
     f.push_back({"cg_ms", Json::number(r.run.cg_ms)});
     f.push_back({"commit_ms", Json::number(r.run.commit_ms)});
@@ -603,6 +614,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"streamed_blocks", Json::boolean(run.streamed_blocks)},
                                       {"alpha_in_update", Json::boolean(run.alpha_in_update)},
                                       {"direction_held", Json::integer(run.direction_held)},
+                                      {"apply_kernel", applyKernelJson(run)},
                                       {"error", Json::string(run.error)}}));
     }
   }

@@ -70,6 +70,12 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.batch = cudaGatherBatch(*backend);
   out.direction_held = cudaDirectionInUpdate(*backend);
   out.alpha_in_update = cudaAlphaInUpdate(*backend);
+  CudaApplyKernel apply;
+  if (cudaApplyKernel(*backend, &apply)) {
+    out.apply_registers = apply.registers;
+    out.apply_shared_bytes = apply.static_shared_bytes;
+    out.apply_blocks_per_sm = apply.blocks_per_sm;
+  }
   return out;
 }
 

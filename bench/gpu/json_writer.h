@@ -20,6 +20,7 @@ class Json {
   }
   static Json integer(long long v) { return Json(std::to_string(v)); }
   static Json boolean(bool v) { return Json(v ? "true" : "false"); }
+  static Json null() { return Json("null"); }
   static Json string(const std::string& v) {
     std::string out = "\"";
     for (char c : v) {

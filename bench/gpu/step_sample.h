@@ -36,6 +36,9 @@ struct RunSummary {
   bool alpha_in_update = false;  // item 38: α formed by the joined update's blocks
   int batch = 0;                 // item 16: entries per batch of gather loads (1: none)
   int direction_held = 0;        // item 26: particles per thread of the joined update (0: off)
+  // the launched q = A p's kernel: registers per thread, static shared memory per block, resident
+  // blocks per multiprocessor (zeros off the launched path)
+  int apply_registers = 0, apply_shared_bytes = 0, apply_blocks_per_sm = 0;
   int steps = 0;
   double step_ms = 0.0, force_ms = 0.0, cg_ms = 0.0, commit_ms = 0.0;  // medians
   double step_ms_p10 = 0.0, step_ms_p90 = 0.0;

@@ -125,6 +125,47 @@ TEST(ApplyBlock, NoneOffTheLaunchedPath) {
   EXPECT_EQ(askLoaded(launchedWithBlock(128), cloth, cudaApplyBlock), 128);
 }
 
+// The launched q = A p's kernel resources as cudaApplyKernel reports them: the offset-block kernel
+// (item 40's table) keeps its static shared memory within 512 bytes, so that under item 9's
+// carve-out (8 KB a multiprocessor, 1 KB reserved per block) its shared memory does not hold it
+// under 5 blocks a multiprocessor (PERFORMANCE.md, "Item 40 again"); the spring runs' kernel, which
+// has no table, uses less. The grid path reports nothing. (Registers and blocks depend on the
+// compiler and the device: only their ranges are checked.)
+TEST(ApplyBlock, KernelResourcesKeepSharedMemoryWithin512Bytes) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
+  std::string why_not;
+  for (const Scene* scene : {&cloth, &volume}) {
+    SCOPED_TRACE(scene->name);
+    CudaApplyKernel with_table, runs;
+    for (bool offset_blocks : {true, false}) {
+      CudaOptions o = launchedWithBlock(256);
+      o.offset_blocks = offset_blocks;
+      auto gpu = createCudaBackend(o, &why_not);
+      ASSERT_TRUE(gpu) << why_not;
+      ASSERT_TRUE(gpu->load(scene->model, scene->state));
+      ASSERT_EQ(cudaOffsetBlocks(*gpu), offset_blocks);
+      CudaApplyKernel& k = offset_blocks ? with_table : runs;
+      ASSERT_TRUE(cudaApplyKernel(*gpu, &k));
+      EXPECT_GT(k.registers, 0);
+      EXPECT_LE(k.registers, 255);
+      EXPECT_GE(k.blocks_per_sm, 1);
+      EXPECT_LE(k.static_shared_bytes, 512);
+    }
+    // item 40's table: 35 (other end, place) pairs of 8 bytes where the runs' kernel keeps 16
+    // offsets of 4 (the two may differ in their fused tails too)
+    EXPECT_GT(with_table.static_shared_bytes, runs.static_shared_bytes);
+  }
+  CudaOptions grid = launchedWithBlock(0);
+  grid.cg_path = CgPath::kGrid;
+  auto gpu = createCudaBackend(grid, &why_not);
+  ASSERT_TRUE(gpu) << why_not;
+  ASSERT_TRUE(gpu->load(cloth.model, cloth.state));
+  CudaApplyKernel none{1, 1, 1};
+  EXPECT_FALSE(cudaApplyKernel(*gpu, &none));
+  EXPECT_EQ(none.registers + none.static_shared_bytes + none.blocks_per_sm, 0);
+}
+
 // A block the kernels cannot take is refused with a reason that names the option
 TEST(ApplyBlock, RefusesABadBlockWithAReason) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
