@@ -986,8 +986,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
         tile[a] = uint32_t(options_.lattice_tile[a]);
     } else {
       // a tile of the largest power of two of rows within the kernel's block: the occupancy query
-      // may give a block of, say, 288 threads (a variant with fewer registers), whose rounds then
-      // cover a tile and part of the next instead of running untiled
+      // may give a block that is not a power of two (224 threads on the H200 before item 40),
+      // whose rounds then cover a tile and part of the next instead of running untiled
       const KernelShape& shape =
           applyShapes()[cuda::stencilKernelId(cuda::kApplyTiled | walk, apply_batch_)];
       const uint32_t most = dims[2] <= 1
