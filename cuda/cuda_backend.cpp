@@ -97,13 +97,14 @@ struct Buffers {
   void* base_v = nullptr;
   void* x_spare = nullptr;
   void* v_spare = nullptr;
-  float3* external = nullptr;         // (particles) packed
-  float3* visual = nullptr;           // (particles) packed
-  uint32_t* slots = nullptr;          // (particles) model particle -> device slot (item 15)
-  double* partials = nullptr;         // (6 × partial_stride)
-  double* newton_partials = nullptr;  // (kNewtonSums × partial_stride)
-  uint32_t* arrived = nullptr;        // the whole-CG grid's barrier word (item 33)
-  double* newton_sums = nullptr;      // (kNewtonSums) their totals
+  float3* external = nullptr;             // (particles) packed
+  float3* visual = nullptr;               // (particles) packed
+  uint32_t* slots = nullptr;              // (particles) model particle -> device slot (item 15)
+  double* partials = nullptr;             // (6 × partial_stride)
+  double* newton_partials = nullptr;      // (kNewtonSums × partial_stride)
+  uint32_t* arrived = nullptr;            // the whole-CG grid's barrier word (item 33)
+  unsigned long long* release = nullptr;  // the joined kernel's release word (item 41)
+  double* newton_sums = nullptr;          // (kNewtonSums) their totals
   CgScalars* scalars = nullptr;
   size_t total_bytes = 0;
 };
@@ -229,6 +230,7 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
       static_cast<double*>(take(cuda::kNewtonSums * partial_stride * sizeof(double)));
   b.newton_sums = static_cast<double*>(take(cuda::kNewtonSums * sizeof(double)));
   b.arrived = static_cast<uint32_t*>(take(sizeof(uint32_t)));
+  b.release = static_cast<unsigned long long*>(take(sizeof(unsigned long long)));
   b.scalars = static_cast<CgScalars*>(take(sizeof(CgScalars)));
   b.total_bytes = alignUp(offset, kAlignment);
   return b;
@@ -312,14 +314,18 @@ class CudaBackend final : public Backend {
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
   int applyBlock() const { return loaded_ && path_ == CgPath::kLaunches ? apply_.block : 0; }
-  // the resources of the q = A p variant the launched path launches (as plan() chooses it)
+  // the resources of the q = A p variant the launched path launches, as cgPlan() has it, on this
+  // backend's device and with its carve-out (item 9)
   bool applyResources(cuda::ApplyKernelResources* out) const {
     *out = cuda::ApplyKernelResources{};
     if (!loaded_ || path_ != CgPath::kLaunches) return false;
-    const bool alpha_joined = options_.fused_finish && direction_held_ > 0 && alpha_in_update_;
-    const cudaError_t e =
-        cuda::applyKernelResources(options_.float4_layout, options_.fused_finish && !alpha_joined,
-                                   apply_batch_, entries_, apply_mode_, apply_.block, out);
+    cudaError_t e = cudaSetDevice(options_.device);
+    if (e == cudaSuccess) {
+      const CgPlan plan = cgPlan();
+      e = cuda::applyKernelResources(plan.float4_layout, plan.applyFused(), plan.batch,
+                                     plan.entries, plan.apply_mode, plan.apply.block,
+                                     options_.prefer_l1, out);
+    }
     if (e != cudaSuccess) cudaGetLastError();
     return e == cudaSuccess;
   }
@@ -353,6 +359,7 @@ class CudaBackend final : public Backend {
   bool dependentInUse() const { return loaded_ && path_ == CgPath::kLaunches && dependentLaunch(); }
   int directionHeld() const { return loaded_ && path_ == CgPath::kLaunches ? direction_held_ : 0; }
   bool alphaInUpdate() const { return directionHeld() > 0 && alpha_in_update_; }
+  bool betaOnce() const { return directionHeld() > 0 && options_.beta_once; }
 
  private:
   Status validate(const Model& model) const;
@@ -902,6 +909,8 @@ CgPlan CudaBackend::cgPlan() const {
   plan.alpha_in_update = alpha_in_update_;
   // item 33's barrier for item 26's joined kernel; off: cooperative groups' grid sync
   if (!options_.last_arrival) plan.reduction.arrived = nullptr;
+  // item 41: the joined kernel's β formed once and released; off: by every block after a barrier
+  if (!options_.beta_once) plan.reduction.release = nullptr;
   return plan;
 }
 
@@ -1338,7 +1347,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   device_model_.damping = b.damping;
   system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block, b.diag, b.inv_diag, offset_block};
   vectors_ = CgVectors{b.dv, b.r, b.z, b.p, b.q};
-  reduction_ = Reduction{b.partials, static_cast<int>(stride), b.arrived};
+  reduction_ = Reduction{b.partials, static_cast<int>(stride), b.arrived, b.release};
   newton_reduction_ = Reduction{b.newton_partials, static_cast<int>(stride)};
 
   // L2 persisting window over CG's read-only data (item 6): rounded up to 128 KiB, capped at the
@@ -2007,6 +2016,11 @@ bool cudaStencilAhead(const Backend& backend) {
 bool cudaAlphaInUpdate(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->alphaInUpdate();
+}
+
+bool cudaBetaOnce(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->betaOnce();
 }
 
 bool cudaOffsetBlocks(const Backend& backend) {

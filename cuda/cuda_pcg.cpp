@@ -31,15 +31,13 @@ void CudaPcg::configure(const CgPlan& plan) {
 // launch.
 Status CudaPcg::launchIteration() {
   const CgPlan& c = plan_;
-  const bool joined = c.fused_finish && c.direction_held > 0;
-  const bool alpha_joined = joined && c.alpha_in_update;  // item 38: α in the joined kernel
-  HOOKE_CUDA_TRY(launchApply(c.apply, c.stream, c.float4_layout, c.fused_finish && !alpha_joined,
-                             c.model, c.system, c.vectors, c.reduction, c.scalars, c.lanes, c.batch,
-                             c.entries, c.apply_mode, c.dependent));
-  if (joined) {
+  HOOKE_CUDA_TRY(launchApply(c.apply, c.stream, c.float4_layout, c.applyFused(), c.model, c.system,
+                             c.vectors, c.reduction, c.scalars, c.lanes, c.batch, c.entries,
+                             c.apply_mode, c.dependent));
+  if (c.joined()) {
     HOOKE_CUDA_TRY(launchUpdateDirection(c.update, c.direction_held, c.stream, c.float4_layout,
                                          c.model.particles, c.system, c.vectors, c.reduction,
-                                         c.scalars, alpha_joined ? c.apply : Launch{}));
+                                         c.scalars, c.alphaJoined() ? c.apply : Launch{}));
     return Status::ok();
   }
   if (!c.fused_finish) {

@@ -38,6 +38,13 @@ struct CgPlan {
   // item 38, with item 26: q = A p runs unfused and the joined kernel forms α from its partials
   bool alpha_in_update = false;
   bool dependent = false;  // item 21: each iteration kernel launched to overlap the one before
+
+  // item 26: the update and the direction as one cooperative launch
+  bool joined() const { return fused_finish && direction_held > 0; }
+  // item 38: α formed by the joined kernel's blocks, not by q = A p's last block
+  bool alphaJoined() const { return joined() && alpha_in_update; }
+  // q = A p's last block forms α (the fused q = A p variant)
+  bool applyFused() const { return fused_finish && !alphaJoined(); }
 };
 
 class CudaPcg {

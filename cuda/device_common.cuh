@@ -512,6 +512,34 @@ __device__ __forceinline__ void gridBarrier(uint32_t* arrived) {
   __syncthreads();
 }
 
+// Item 41: thread 0's arrival, after it wrote its block's partials: an atomic add with acquire and
+// release semantics on a counter (zero between launches), true in the block that arrives last,
+// which has then acquired every block's partials and resets the counter for the next launch.
+__device__ __forceinline__ bool arriveLast(unsigned int* arrivals) {
+  unsigned int before;
+  asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], 1;"
+               : "=r"(before)
+               : "l"(arrivals)
+               : "memory");
+  const bool last = before == gridDim.x - 1u;
+  if (last) *arrivals = 0u;  // every block has arrived; the next launch's come after this one ends
+  return last;
+}
+
+// Item 41's release word (thread 0 only): the last block stores with release semantics, the
+// others poll with acquire semantics until it differs from the value they read before arriving.
+__device__ __forceinline__ void storeRelease(unsigned long long* word, unsigned long long value) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(word), "l"(value) : "memory");
+}
+__device__ __forceinline__ unsigned long long awaitRelease(const unsigned long long* word,
+                                                           unsigned long long before) {
+  unsigned long long now;
+  do {
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(now) : "l"(word) : "memory");
+  } while (now == before);
+  return now;
+}
+
 // Occupancy of one kernel: largest block (a multiple of 32, at most limit) that reaches the best
 // occupancy, and how many such blocks fit on one multiprocessor. Sets the carve-out (item 9).
 template <typename Kernel>

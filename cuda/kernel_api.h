@@ -110,6 +110,9 @@ struct Reduction {
   // the whole-CG grid's barrier word (item 33), zero at allocation: each barrier adds 2^31 to it
   // in all, so its low 31 bits stay zero between barriers and its top bit flips at each
   uint32_t* arrived = nullptr;
+  // item 41's release word for item 26's joined kernel, zero at allocation: the high half counts
+  // releases (twice, its low bit CG's stop), the low half is β's bits; nullptr: item 41 off
+  unsigned long long* release = nullptr;
 };
 
 // CG state on the device, written only by the single-block finishing kernels. Once done is set,
@@ -275,15 +278,16 @@ cudaError_t launchApply(Launch launch, cudaStream_t stream, bool float4_layout, 
 
 // What the compiled q = A p variant that launchApply would launch with these arguments uses:
 // registers per thread and static shared memory per block (cudaFuncGetAttributes), and the
-// blocks of `block` threads a multiprocessor holds with the carve-out it was queried with.
-// cudaErrorInvalidValue for a combination launchApply refuses (regardless of the model).
+// blocks of `block` threads a multiprocessor holds under item 9's carve-out `prefer_l1` (set on
+// the kernel first, as queryCgKernels sets it). cudaErrorInvalidValue for a combination
+// launchApply refuses (regardless of the model).
 struct ApplyKernelResources {
   int registers = 0;
   int static_shared_bytes = 0;
   int blocks_per_sm = 0;
 };
 cudaError_t applyKernelResources(bool float4_layout, bool fused, int batch, ApplyEntries entries,
-                                 int mode, int block, ApplyKernelResources* out);
+                                 int mode, int block, bool prefer_l1, ApplyKernelResources* out);
 
 // The CgKernelId of item 22's q = A p in `mode` with batches of `batch` (3 or 4)
 inline CgKernelId stencilKernelId(int mode, int batch) {

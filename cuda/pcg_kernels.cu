@@ -300,8 +300,16 @@ __global__ void __launch_bounds__(kLightThreads)
 // have (the others add +0.0, which leaves the block's sum unchanged); a breakdown (p·q <= 0) stops
 // every block before the barrier. Its own partials go to sums 1 and 2 (q = A p's sum 0 may still be
 // read). The barrier: item 33's where reduction.arrived is set, else cooperative groups'.
+// Item 41 (reduction.release set): no barrier; the last block to arrive alone sums the partials,
+// writes the scalars and releases the others with β and the stop in one word (the count of
+// releases, twice, plus the stop in the high half; β's bits in the low half).
+// Its grid is the update kernel's, which fills a multiprocessor of 2048 threads with blocks of 512
+// at 32 registers: the bound keeps it there (with item 41's branch the float4 variant without
+// item 38 took 40, 3 blocks per multiprocessor, and then the grid did not fit; bounded, it spills
+// 24 bytes, the other three variants none).
+inline constexpr int kJoinedMinBlocks = 2048 / kLightThreads;
 template <bool F4, bool kAlpha>
-__global__ void __launch_bounds__(kLightThreads)
+__global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
     updateDirectionKernel(uint32_t particles, uint32_t held, DeviceSystem sys, CgVectors cg,
                           Reduction reduction, CgScalars* scalars, uint32_t apply_blocks,
                           uint32_t apply_block) {
@@ -310,8 +318,13 @@ __global__ void __launch_bounds__(kLightThreads)
   __shared__ CgScalars before;
   __shared__ float beta, formed_alpha;
   __shared__ int stop;
+  __shared__ unsigned long long released;  // item 41's word as it was before this launch's release
   if (scalars->done) return;  // uniform across the grid: no block waits at the barrier alone
-  if (threadIdx.x == 0) before = *scalars;  // block 0 writes *scalars only after the barrier
+  // *scalars and item 41's word change only after every block has arrived (block 0 or item 41's
+  // last block writes them): thread 0 takes the scalars, the last thread the word
+  if (threadIdx.x == 0) before = *scalars;
+  if (threadIdx.x == blockDim.x - 1 && reduction.release != nullptr)
+    released = __ldcg(reduction.release);
   const Vec<F4>* __restrict__ q = static_cast<const Vec<F4>*>(cg.q);
   Vec<F4>* __restrict__ p = static_cast<Vec<F4>*>(cg.p);
   Vec<F4>* __restrict__ dv = static_cast<Vec<F4>*>(cg.dv);
@@ -363,17 +376,46 @@ __global__ void __launch_bounds__(kLightThreads)
   Reduction own = reduction;  // sums 1 and 2
   own.partials += own.stride;
   writePartials<2>(sums, own);
-  gridBarrier(reduction.arrived);
-  sumPartials<2>(own, gridDim.x, sums);
-  if (t == 0) {
-    CgScalars after = before;
-    finishBeta(sums[0], sums[1], &after);
-    if (blockIdx.x == 0) {
-      if constexpr (kAlpha) scalars->alpha = alpha;
-      finishBeta(sums[0], sums[1], scalars);
+  // item 41: only the block that arrives last sums, and releases the others; else a grid barrier
+  // and every block sums
+  __shared__ int sum_here;
+  if (reduction.release != nullptr) {
+    if (t == 0) sum_here = arriveLast(&scalars->update_arrivals);
+    __syncthreads();
+  } else {
+    if (t == 0) sum_here = 1;
+    gridBarrier(reduction.arrived);  // its __syncthreads order the flag
+  }
+  if (sum_here) {
+    sumPartials<2>(own, gridDim.x, sums);
+    if (t == 0) {
+      CgScalars after = before;
+      finishBeta(sums[0], sums[1], &after);
+      if (reduction.release != nullptr) {
+        // what finishBeta changes (update_arrivals in `before` may be stale: not written back),
+        // then the word: the count of releases, twice, plus the stop; β's bits
+        if constexpr (kAlpha) scalars->alpha = alpha;
+        scalars->dv_pending = after.dv_pending;
+        scalars->iterations = after.iterations;
+        scalars->r_norm = after.r_norm;
+        scalars->converged = after.converged;
+        scalars->done = after.done;
+        scalars->beta = after.beta;
+        scalars->rz = after.rz;
+        const unsigned long long count = ((released >> 32) + 2u) & 0xfffffffeull;
+        storeRelease(reduction.release,
+                     (count | unsigned(after.done != 0)) << 32 | __float_as_uint(after.beta));
+      } else if (blockIdx.x == 0) {
+        if constexpr (kAlpha) scalars->alpha = alpha;
+        finishBeta(sums[0], sums[1], scalars);
+      }
+      beta = after.beta;
+      stop = after.done;
     }
-    beta = after.beta;
-    stop = after.done;
+  } else if (t == 0) {
+    const unsigned long long word = awaitRelease(reduction.release, released);
+    beta = __uint_as_float(static_cast<unsigned>(word));
+    stop = static_cast<int>((word >> 32) & 1u);
   }
   __syncthreads();
   if (stop) return;
@@ -620,12 +662,16 @@ ApplyKernelFn applyKernelOf(bool float4_layout, bool fused, int batch, ApplyEntr
 }  // namespace
 
 cudaError_t applyKernelResources(bool float4_layout, bool fused, int batch, ApplyEntries entries,
-                                 int mode, int block, ApplyKernelResources* out) {
+                                 int mode, int block, bool prefer_l1, ApplyKernelResources* out) {
   *out = ApplyKernelResources{};
   const ApplyKernelFn kernel = applyKernelOf(float4_layout, fused, batch, entries, mode);
   if (kernel == nullptr || block <= 0) return cudaErrorInvalidValue;
+  cudaError_t e = cudaFuncSetAttribute(
+      kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+      prefer_l1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutDefault));
+  if (e != cudaSuccess) return e;
   cudaFuncAttributes attributes{};
-  cudaError_t e = cudaFuncGetAttributes(&attributes, kernel);
+  e = cudaFuncGetAttributes(&attributes, kernel);
   if (e != cudaSuccess) return e;
   int per_sm = 0;
   e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0);

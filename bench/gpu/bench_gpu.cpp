@@ -432,9 +432,12 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o.alpha_in_update = false;  // item 38 off: α by q = A p's last block
     alternatives.push_back({"launches-alpha-in-apply", o});
     o.alpha_in_update = true;
-    o.last_arrival = false;  // item 33 off: the joined kernel's barrier by cooperative groups
+    o.beta_once = false;  // item 41 off: a grid barrier, then β in every block
+    alternatives.push_back({"launches-beta-in-every-block", o});
+    o.last_arrival = false;  // and item 33 off: the barrier by cooperative groups
     alternatives.push_back({"launches-barrier-polled", o});
     o.last_arrival = true;
+    o.beta_once = true;
     o.direction_in_update = false;  // item 26 off: the update and direction kernels
     alternatives.push_back({"launches-two-kernels", o});
     o.dv_in_direction = false;  // and item 25 off
@@ -688,6 +691,9 @@ constexpr Item kItems[] = {
     {38, "38",
      "alpha formed by the joined update's blocks (off: by the launched A p's last block)"},
     {39, "39", "offset blocks streamed through L2, evict-first (off: cached as the rest)"},
+    {41, "41",
+     "the joined update's beta formed once by its last block, released (off: a grid barrier, "
+     "then every block)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -838,14 +844,19 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         o.stage_springs = -1;
         break;
       case 33:
-        applies = base.path == "grid" || (launched && base.direction_held > 0);
-        if (!applies) note = "the grid path and item 26's joined kernel only";
+        applies = base.path == "grid";
+        if (!applies) note = "the grid path only (item 41 replaces the joined kernel's barrier)";
         o.last_arrival = false;
         break;
       case 35:
         applies = base.path == "grid" && base.staged_rows && base.lanes >= 4;
         if (!applies) note = "item 27's rows on 4 or more lanes only";
         o.lane_sums = false;
+        break;
+      case 41:
+        applies = launched && base.direction_held > 0;
+        if (!applies) note = "item 26's joined kernel only";
+        o.beta_once = false;
         break;
       case 38:
         applies = launched && base.alpha_in_update;

@@ -53,15 +53,18 @@ void expectSameBitsAndIterations(const Runs& runs) {
 // α formed by every block is q = A p's last block's α, bit for bit: the same bytes and CG
 // iterations with graphs of 1, 3 and 8 and without, on the stencil rows in tiles, warm-started,
 // in packed float3, under Newton's and BDF2's repeated solves, when CG stops at a cap of 7 inside
-// a graph of 8, with cooperative groups' barrier instead of item 33's, and on the pairs (no
-// stencil rows)
+// a graph of 8, with item 33's and cooperative groups' barriers instead of item 41's release, and
+// on the pairs (no stencil rows)
 TEST(AlphaInUpdate, GivesTheLastBlocksBitsAndIterations) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
   std::vector<LaunchedCase> cases = launchedCases();
   CudaOptions o = launched();
   o.last_arrival = false;
+  o.beta_once = false;  // item 41 would replace the barrier
   cases.push_back({"cooperative groups' barrier", o, settingsFor(Integrator::kImplicit)});
+  o.last_arrival = true;
+  cases.push_back({"item 33's barrier", o, settingsFor(Integrator::kImplicit)});
   o = launched();
   o.stencil_rows = false;
   o.gather_batch = 3;
