@@ -104,8 +104,7 @@ struct Buffers {
   double* newton_partials = nullptr;      // (kNewtonSums × partial_stride)
   uint32_t* arrived = nullptr;            // the whole-CG grid's barrier word (item 33)
   unsigned long long* release = nullptr;  // the joined kernel's release word (item 41)
-  unsigned long long* alpha_release = nullptr;  // its α word (item 42)
-  double* newton_sums = nullptr;                // (kNewtonSums) their totals
+  double* newton_sums = nullptr;          // (kNewtonSums) their totals
   CgScalars* scalars = nullptr;
   size_t total_bytes = 0;
 };
@@ -232,7 +231,6 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
   b.newton_sums = static_cast<double*>(take(cuda::kNewtonSums * sizeof(double)));
   b.arrived = static_cast<uint32_t*>(take(sizeof(uint32_t)));
   b.release = static_cast<unsigned long long*>(take(sizeof(unsigned long long)));
-  b.alpha_release = static_cast<unsigned long long*>(take(sizeof(unsigned long long)));
   b.scalars = static_cast<CgScalars*>(take(sizeof(CgScalars)));
   b.total_bytes = alignUp(offset, kAlignment);
   return b;
@@ -362,7 +360,6 @@ class CudaBackend final : public Backend {
   int directionHeld() const { return loaded_ && path_ == CgPath::kLaunches ? direction_held_ : 0; }
   bool alphaInUpdate() const { return directionHeld() > 0 && alpha_in_update_; }
   bool betaOnce() const { return directionHeld() > 0 && options_.beta_once; }
-  bool alphaOnce() const { return alphaInUpdate() && options_.alpha_once; }
 
  private:
   Status validate(const Model& model) const;
@@ -914,8 +911,6 @@ CgPlan CudaBackend::cgPlan() const {
   if (!options_.last_arrival) plan.reduction.arrived = nullptr;
   // item 41: the joined kernel's β formed once and released; off: by every block after a barrier
   if (!options_.beta_once) plan.reduction.release = nullptr;
-  // item 42: item 38's α formed by the joined kernel's block 0 and released; off: by every block
-  if (!options_.alpha_once) plan.reduction.alpha_release = nullptr;
   return plan;
 }
 
@@ -1352,8 +1347,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   device_model_.damping = b.damping;
   system_ = DeviceSystem{b.spring_force, b.spring_kv, b.block, b.diag, b.inv_diag, offset_block};
   vectors_ = CgVectors{b.dv, b.r, b.z, b.p, b.q};
-  reduction_ =
-      Reduction{b.partials, static_cast<int>(stride), b.arrived, b.release, b.alpha_release};
+  reduction_ = Reduction{b.partials, static_cast<int>(stride), b.arrived, b.release};
   newton_reduction_ = Reduction{b.newton_partials, static_cast<int>(stride)};
 
   // L2 persisting window over CG's read-only data (item 6): rounded up to 128 KiB, capped at the
@@ -2027,11 +2021,6 @@ bool cudaAlphaInUpdate(const Backend& backend) {
 bool cudaBetaOnce(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->betaOnce();
-}
-
-bool cudaAlphaOnce(const Backend& backend) {
-  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
-  return cuda != nullptr && cuda->alphaOnce();
 }
 
 bool cudaOffsetBlocks(const Backend& backend) {

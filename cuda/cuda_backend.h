@@ -172,11 +172,6 @@ struct CudaOptions {
   // stop, which they poll. Off: every block reads every block's partials after a grid barrier
   // and forms β itself (528 blocks read the same 8 KB at once at 262k particles). The same bits.
   bool beta_once = true;
-  // Item 42, item 38's α in item 26's joined kernel: block 0 alone sums q = A p's partials of
-  // p·q and releases the other blocks with α, the stop and the iteration in one 64-bit word,
-  // which their thread 0 polls. Off: every block sums all of q = A p's partials itself (528
-  // blocks read the same 5 KB at once at 262k particles). The same bits.
-  bool alpha_once = true;
   // Item 35, item 27's kernel on 4 or more gather lanes: every lane of a row finishes it (the same
   // values; the first lane alone stores them) and lane k forms the row's sum k (r'·u', w'·u',
   // r'·r'), so the block's sums shuffle one double per level over the lanes of each rank instead
@@ -388,9 +383,6 @@ bool cudaAlphaInUpdate(const Backend& backend);
 
 // Whether a loaded CUDA backend's joined update forms β once, in its last block (item 41).
 bool cudaBetaOnce(const Backend& backend);
-
-// Whether a loaded CUDA backend's joined update forms α once, in block 0 (item 42).
-bool cudaAlphaOnce(const Backend& backend);
 
 // Whether a loaded CUDA backend's launched q = A p reads item 20's 4-byte entries; false when it
 // is not a CUDA backend, holds no model or does not.

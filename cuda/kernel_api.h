@@ -113,9 +113,6 @@ struct Reduction {
   // item 41's release word for item 26's joined kernel, zero at allocation: the high half counts
   // releases (twice, its low bit CG's stop), the low half is β's bits; nullptr: item 41 off
   unsigned long long* release = nullptr;
-  // item 42's word for item 38's α in the joined kernel, zeroed by cgStartKernel: block 0 forms α
-  // and stores it with the iteration; nullptr: item 42 off (every block forms α)
-  unsigned long long* alpha_release = nullptr;
 };
 
 // CG state on the device, written only by the single-block finishing kernels. Once done is set,

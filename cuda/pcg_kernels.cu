@@ -287,23 +287,6 @@ __global__ void __launch_bounds__(kLightThreads)
   }
 }
 
-// Item 42's word: in the high half the iteration the launch completes (CgScalars::iterations + 1
-// of the scalars it starts from; zeroed by cgStartKernel, so no earlier launch's word matches),
-// twice, plus the stop; α's bits in the low half.
-__device__ __forceinline__ unsigned long long alphaWord(int iterations, bool stop, float alpha) {
-  const unsigned long long high = (unsigned(iterations + 1) << 1) | (stop ? 1u : 0u);
-  return high << 32 | __float_as_uint(alpha);
-}
-__device__ __forceinline__ unsigned long long awaitAlpha(const unsigned long long* word,
-                                                         int iterations) {
-  const unsigned expected = unsigned(iterations + 1) << 1;
-  unsigned long long now;
-  do {
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(now) : "l"(word) : "memory");
-  } while ((static_cast<unsigned>(now >> 32) & ~1u) != expected);
-  return now;
-}
-
 // Item 26: the update and the direction in one cooperative launch of the update kernel's own
 // grid and block (every block resident). Each thread takes the particles updateKernel's thread
 // takes (at most `held`, the grid-stride rounds): Δv += α p, r −= α q, z = P⁻¹ r, its z and p
@@ -359,26 +342,16 @@ __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
   };
   float alpha;
   if constexpr (kAlpha) {
-    if (reduction.alpha_release == nullptr || blockIdx.x == 0) {
-      double pq[1] = {0.0};
-      if (t < apply_block) {
-        threadPartials<1>(reduction.partials, reduction.stride, int(apply_blocks), pq, int(t),
-                          int(apply_block));
-      }
-      blockSum<1>(pq);
-      if (t == 0) {
-        stop = !(pq[0] > 0.0);
-        if (stop && blockIdx.x == 0) finishAlpha(pq[0], scalars);  // the breakdown
-        formed_alpha = stop ? 0.0f : static_cast<float>(before.rz / pq[0]);
-        if (reduction.alpha_release != nullptr) {  // item 42: block 0 releases the others
-          storeRelease(reduction.alpha_release,
-                       alphaWord(before.iterations, stop != 0, formed_alpha));
-        }
-      }
-    } else if (t == 0) {  // item 42: the word block 0 releases in this launch
-      const unsigned long long word = awaitAlpha(reduction.alpha_release, before.iterations);
-      formed_alpha = __uint_as_float(static_cast<unsigned>(word));
-      stop = static_cast<int>((word >> 32) & 1u);
+    double pq[1] = {0.0};
+    if (t < apply_block) {
+      threadPartials<1>(reduction.partials, reduction.stride, int(apply_blocks), pq, int(t),
+                        int(apply_block));
+    }
+    blockSum<1>(pq);
+    if (t == 0) {
+      stop = !(pq[0] > 0.0);
+      if (stop && blockIdx.x == 0) finishAlpha(pq[0], scalars);  // the breakdown
+      formed_alpha = stop ? 0.0f : static_cast<float>(before.rz / pq[0]);
     }
     __syncthreads();
     if (stop) return;  // uniform across the grid
@@ -477,7 +450,6 @@ __global__ void __launch_bounds__(kFinishThreads)
       s.done = !(s.r_norm > s.target) || max_iterations <= 0;
     }
     *scalars = s;
-    if (reduction.alpha_release != nullptr) *reduction.alpha_release = 0ull;  // item 42
   }
   __syncthreads();
   if (clear_guess) {

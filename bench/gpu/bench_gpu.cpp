@@ -432,9 +432,6 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o.alpha_in_update = false;  // item 38 off: α by q = A p's last block
     alternatives.push_back({"launches-alpha-in-apply", o});
     o.alpha_in_update = true;
-    o.alpha_once = false;  // item 42 off: α formed by every block
-    alternatives.push_back({"launches-alpha-in-every-block", o});
-    o.alpha_once = true;
     o.beta_once = false;  // item 41 off: a grid barrier, then β in every block
     alternatives.push_back({"launches-beta-in-every-block", o});
     o.last_arrival = false;  // and item 33 off: the barrier by cooperative groups
@@ -697,7 +694,6 @@ constexpr Item kItems[] = {
     {41, "41",
      "the joined update's beta formed once by its last block, released (off: a grid barrier, "
      "then every block)"},
-    {42, "42", "the joined update's alpha formed once by its block 0, released (off: every block)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -861,11 +857,6 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = launched && base.direction_held > 0;
         if (!applies) note = "item 26's joined kernel only";
         o.beta_once = false;
-        break;
-      case 42:
-        applies = launched && base.alpha_in_update;
-        if (!applies) note = "item 38's alpha in the joined kernel only";
-        o.alpha_once = false;
         break;
       case 38:
         applies = launched && base.alpha_in_update;

@@ -1,0 +1,127 @@
+// Item 41: item 26's joined update and direction forms β once, in the block that arrives last,
+// and releases the other blocks with one word, instead of a grid barrier after which every block
+// sums every block's partials (needs a device that launches cooperatively; skipped, never
+// passed, where there is no device).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_test_support.h"
+#include "sim/scenes.h"
+
+namespace hooke {
+namespace {
+
+using namespace cuda_test;
+
+// The launched path in the plain launch order: at these tests' small sizes item 21's dependent
+// launches would otherwise keep the update and direction kernels apart
+CudaOptions launched() {
+  CudaOptions o;
+  o.cg_path = CgPath::kLaunches;
+  o.dependent_launch_max_particles = 0;
+  return o;
+}
+
+struct Runs {
+  Trajectory every_block, once;
+};
+
+Runs runBothWays(const CudaOptions& options, const Scene& scene, const SolverSettings& settings,
+                 int steps) {
+  Runs out;
+  for (bool on : {false, true}) {
+    CudaOptions o = options;
+    o.beta_once = on;
+    std::string why_not;
+    auto gpu = createCudaBackend(o, &why_not);
+    EXPECT_TRUE(gpu) << why_not;
+    if (!gpu) return out;
+    Trajectory run = runSteps(*gpu, scene, settings, steps);
+    EXPECT_EQ(cudaBetaOnce(*gpu), on);
+    EXPECT_GE(cudaDirectionInUpdate(*gpu), 1) << "no joined kernel";
+    (on ? out.once : out.every_block) = run;
+  }
+  return out;
+}
+
+// β formed once is every block's β, bit for bit: the same bytes and CG iterations with graphs of
+// 1, 3 and 8 and without, on the stencil rows in tiles, warm-started, in packed float3, under
+// Newton's and BDF2's repeated solves, when CG stops at a cap of 7 inside a graph of 8 (the stop
+// travels in the released word), with α formed by q = A p's last block (item 38 off), with
+// cooperative groups' barrier (item 33 off, which item 41 replaces) and on the pairs
+TEST(BetaOnce, GivesEveryBlocksBitsAndIterations) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
+  std::vector<LaunchedCase> cases = launchedCases();
+  CudaOptions o = launched();
+  o.alpha_in_update = false;
+  cases.push_back({"alpha by the last block", o, settingsFor(Integrator::kImplicit)});
+  o = launched();
+  o.last_arrival = false;
+  cases.push_back({"cooperative groups' barrier", o, settingsFor(Integrator::kImplicit)});
+  o = launched();
+  o.stencil_rows = false;
+  o.gather_batch = 3;
+  cases.push_back({"pairs", o, settingsFor(Integrator::kImplicit)});
+  for (const Scene* scene : {&cloth, &volume}) {
+    for (const LaunchedCase& c : cases) {
+      SCOPED_TRACE(scene->name + ", " + c.name);
+      CudaOptions plain = c.options;
+      plain.dependent_launch_max_particles = 0;
+      const Runs runs = runBothWays(plain, *scene, c.settings, 20);
+      expectSameBitsAndIterations(runs.every_block, runs.once);
+      EXPECT_GT(relativeDifference(runs.once.state, scene->state, extentOf(scene->state)), 1e-4);
+    }
+  }
+}
+
+// Solves capped at 2 iterations, one after another, inside graphs of 8 launches: each launch's β
+// or stop travels in the released word, which must differ from the word before it in every
+// launch, although every solve runs the same iterations; the launches after the cap return at
+// once and leave the word alone
+TEST(BetaOnce, ShortSolvesInARow) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  SolverSettings settings = settingsFor(Integrator::kImplicit);
+  settings.max_iterations = 2;
+  const Scene cloth = makeCloth(24, {});
+  const Runs runs = runBothWays(launched(), cloth, settings, 30);
+  expectSameBitsAndIterations(runs.every_block, runs.once);
+  ASSERT_EQ(runs.once.stats.size(), 30u);
+  for (const StepStats& s : runs.once.stats)
+    EXPECT_LE(s.cg_iterations, 2);
+}
+
+// Several particles per thread, and a grid of many blocks (cloth 600: 360,000 particles)
+TEST(BetaOnce, HoldsSeveralParticlesPerThread) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  SolverSettings settings = settingsFor(Integrator::kImplicit);
+  settings.max_iterations = 40;
+  const Scene cloth = makeCloth(600, {});
+  EXPECT_GT(askLoaded(launched(), cloth, cudaDirectionInUpdate), 1);
+  const Runs runs = runBothWays(launched(), cloth, settings, 3);
+  expectSameBitsAndIterations(runs.every_block, runs.once);
+}
+
+// Only where the joined kernel runs: not with unfused finishing or on the grid path; on by
+// default where the launched path runs
+TEST(BetaOnce, OnlyWithTheJoinedKernel) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth = makeCloth(16, {});
+  EXPECT_EQ(askLoaded(launched(), cloth, cudaBetaOnce), 1);
+  CudaOptions unfused = launched();
+  unfused.fused_finish = false;
+  EXPECT_EQ(askLoaded(unfused, cloth, cudaBetaOnce), 0);
+  CudaOptions grid;
+  grid.cg_path = CgPath::kGrid;
+  EXPECT_EQ(askLoaded(grid, cloth, cudaBetaOnce), 0);
+  CudaOptions off = launched();
+  off.beta_once = false;
+  EXPECT_EQ(askLoaded(off, cloth, cudaBetaOnce), 0);
+  EXPECT_EQ(askLoaded(CudaOptions{}, makeCloth(512, {}), cudaBetaOnce), 1);
+}
+
+}  // namespace
+}  // namespace hooke
