@@ -359,7 +359,7 @@ class CudaBackend final : public Backend {
   bool dependentInUse() const { return loaded_ && path_ == CgPath::kLaunches && dependentLaunch(); }
   int directionHeld() const { return loaded_ && path_ == CgPath::kLaunches ? direction_held_ : 0; }
   bool alphaInUpdate() const { return directionHeld() > 0 && alpha_in_update_; }
-  bool betaOnce() const { return directionHeld() > 0 && options_.beta_once; }
+  bool betaOnce() const { return alphaInUpdate() && options_.beta_once; }
 
  private:
   Status validate(const Model& model) const;
@@ -909,8 +909,9 @@ CgPlan CudaBackend::cgPlan() const {
   plan.alpha_in_update = alpha_in_update_;
   // item 33's barrier for item 26's joined kernel; off: cooperative groups' grid sync
   if (!options_.last_arrival) plan.reduction.arrived = nullptr;
-  // item 41: the joined kernel's β formed once and released; off: by every block after a barrier
-  if (!options_.beta_once) plan.reduction.release = nullptr;
+  // item 41: the joined kernel's β formed once and released (where it forms α, item 38); off: by
+  // every block after a barrier
+  if (!options_.beta_once || !alpha_in_update_) plan.reduction.release = nullptr;
   return plan;
 }
 

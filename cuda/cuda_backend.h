@@ -165,12 +165,13 @@ struct CudaOptions {
   // result, made an acquire too, and goes on without polling: one round trip to L2 less for the
   // last block, which the whole grid waits for. The same bits.
   bool last_arrival = true;
-  // Item 41, item 26's joined kernel: after its update, each block's thread 0 takes an arrival
-  // ticket (an atomic add with acquire and release semantics, in place of item 33's barrier);
-  // the block that arrives last alone sums the blocks' partials of r·r and r·z, finishes the
-  // iteration as finishBeta does and releases the others with one 64-bit word holding β and the
-  // stop, which they poll. Off: every block reads every block's partials after a grid barrier
-  // and forms β itself (528 blocks read the same 8 KB at once at 262k particles). The same bits.
+  // Item 41, item 26's joined kernel where it forms α (item 38): after its update, each block's
+  // thread 0 takes an arrival ticket (an atomic add with acquire and release semantics, in place
+  // of item 33's barrier); the block that arrives last alone sums the blocks' partials of r·r and
+  // r·z, finishes the iteration as finishBeta does and releases the others with one 64-bit word
+  // holding β and the stop, which they poll. Off: every block reads every block's partials after
+  // a grid barrier and forms β itself (528 blocks read the same 8 KB at once at 262k particles).
+  // The same bits.
   bool beta_once = true;
   // Item 35, item 27's kernel on 4 or more gather lanes: every lane of a row finishes it (the same
   // values; the first lane alone stores them) and lane k forms the row's sum k (r'·u', w'·u',

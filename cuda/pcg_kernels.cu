@@ -300,13 +300,13 @@ __global__ void __launch_bounds__(kLightThreads)
 // have (the others add +0.0, which leaves the block's sum unchanged); a breakdown (p·q <= 0) stops
 // every block before the barrier. Its own partials go to sums 1 and 2 (q = A p's sum 0 may still be
 // read). The barrier: item 33's where reduction.arrived is set, else cooperative groups'.
-// Item 41 (reduction.release set): no barrier; the last block to arrive alone sums the partials,
-// writes the scalars and releases the others with β and the stop in one word (the count of
-// releases, twice, plus the stop in the high half; β's bits in the low half).
+// Item 41 (with kAlpha, reduction.release set): no barrier; the last block to arrive alone sums
+// the partials, writes the scalars and releases the others with β and the stop in one word (the
+// count of releases, twice, plus the stop in the high half; β's bits in the low half). Without
+// kAlpha the kernel is as before item 41: in that variant item 41's code cost 8 registers.
 // Its grid is the update kernel's, which fills a multiprocessor of 2048 threads with blocks of 512
-// at 32 registers: the bound keeps it there (with item 41's branch the float4 variant without
-// item 38 took 40, 3 blocks per multiprocessor, and then the grid did not fit; bounded, it spills
-// 24 bytes, the other three variants none).
+// at 32 registers: the bound keeps it there (item 41's code in the float4 variant without item 38
+// took it to 40 registers, 3 blocks per multiprocessor, and then its grid did not fit).
 inline constexpr int kJoinedMinBlocks = 2048 / kLightThreads;
 template <bool F4, bool kAlpha>
 __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
@@ -323,8 +323,8 @@ __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
   // *scalars and item 41's word change only after every block has arrived (block 0 or item 41's
   // last block writes them): thread 0 takes the scalars, the last thread the word
   if (threadIdx.x == 0) before = *scalars;
-  if (threadIdx.x == blockDim.x - 1 && reduction.release != nullptr)
-    released = __ldcg(reduction.release);
+  const bool once = kAlpha && reduction.release != nullptr;  // item 41 (with item 38 only)
+  if (threadIdx.x == blockDim.x - 1 && once) released = __ldcg(reduction.release);
   const Vec<F4>* __restrict__ q = static_cast<const Vec<F4>*>(cg.q);
   Vec<F4>* __restrict__ p = static_cast<Vec<F4>*>(cg.p);
   Vec<F4>* __restrict__ dv = static_cast<Vec<F4>*>(cg.dv);
@@ -379,7 +379,7 @@ __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
   // item 41: only the block that arrives last sums, and releases the others; else a grid barrier
   // and every block sums
   __shared__ int sum_here;
-  if (reduction.release != nullptr) {
+  if (once) {
     if (t == 0) sum_here = arriveLast(&scalars->update_arrivals);
     __syncthreads();
   } else {
@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
     if (t == 0) {
       CgScalars after = before;
       finishBeta(sums[0], sums[1], &after);
-      if (reduction.release != nullptr) {
+      if (once) {
         // what finishBeta changes (update_arrivals in `before` may be stale: not written back),
         // then the word: the count of releases, twice, plus the stop; β's bits
         if constexpr (kAlpha) scalars->alpha = alpha;

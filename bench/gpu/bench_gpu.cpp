@@ -429,7 +429,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
     o.dependent_launch_max_particles = std::numeric_limits<int>::max();
     alternatives.push_back({"launches-dependent", o});
     o.dependent_launch_max_particles = CudaOptions{}.dependent_launch_max_particles;
-    o.alpha_in_update = false;  // item 38 off: α by q = A p's last block
+    o.alpha_in_update = false;  // item 38 off: α by q = A p's last block (and item 41 off)
     alternatives.push_back({"launches-alpha-in-apply", o});
     o.alpha_in_update = true;
     o.beta_once = false;  // item 41 off: a grid barrier, then β in every block
@@ -854,13 +854,14 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         o.lane_sums = false;
         break;
       case 41:
-        applies = launched && base.direction_held > 0;
-        if (!applies) note = "item 26's joined kernel only";
+        applies = launched && base.alpha_in_update;
+        if (!applies) note = "item 26's joined kernel with item 38 only";
         o.beta_once = false;
         break;
       case 38:
         applies = launched && base.alpha_in_update;
-        if (!applies) note = "item 26's joined kernel only";
+        note = applies ? "also turns off item 41, which runs with it only"
+                       : "item 26's joined kernel only";
         o.alpha_in_update = false;
         break;
       case 39:

@@ -50,16 +50,13 @@ Runs runBothWays(const CudaOptions& options, const Scene& scene, const SolverSet
 // β formed once is every block's β, bit for bit: the same bytes and CG iterations with graphs of
 // 1, 3 and 8 and without, on the stencil rows in tiles, warm-started, in packed float3, under
 // Newton's and BDF2's repeated solves, when CG stops at a cap of 7 inside a graph of 8 (the stop
-// travels in the released word), with α formed by q = A p's last block (item 38 off), with
-// cooperative groups' barrier (item 33 off, which item 41 replaces) and on the pairs
+// travels in the released word), with cooperative groups' barrier (item 33 off, which item 41
+// replaces) and on the pairs
 TEST(BetaOnce, GivesEveryBlocksBitsAndIterations) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
   std::vector<LaunchedCase> cases = launchedCases();
   CudaOptions o = launched();
-  o.alpha_in_update = false;
-  cases.push_back({"alpha by the last block", o, settingsFor(Integrator::kImplicit)});
-  o = launched();
   o.last_arrival = false;
   cases.push_back({"cooperative groups' barrier", o, settingsFor(Integrator::kImplicit)});
   o = launched();
@@ -105,8 +102,8 @@ TEST(BetaOnce, HoldsSeveralParticlesPerThread) {
   expectSameBitsAndIterations(runs.every_block, runs.once);
 }
 
-// Only where the joined kernel runs: not with unfused finishing or on the grid path; on by
-// default where the launched path runs
+// Only where the joined kernel runs and forms α (item 38): not with unfused finishing, with item
+// 38 off or on the grid path; on by default where the launched path runs
 TEST(BetaOnce, OnlyWithTheJoinedKernel) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {});
@@ -120,6 +117,10 @@ TEST(BetaOnce, OnlyWithTheJoinedKernel) {
   CudaOptions off = launched();
   off.beta_once = false;
   EXPECT_EQ(askLoaded(off, cloth, cudaBetaOnce), 0);
+  CudaOptions no_alpha = launched();
+  no_alpha.alpha_in_update = false;
+  EXPECT_EQ(askLoaded(no_alpha, cloth, cudaBetaOnce), 0);
+  EXPECT_GE(askLoaded(no_alpha, cloth, cudaDirectionInUpdate), 1);
   EXPECT_EQ(askLoaded(CudaOptions{}, makeCloth(512, {}), cudaBetaOnce), 1);
 }
 
