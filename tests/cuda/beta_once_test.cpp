@@ -16,35 +16,11 @@ namespace {
 
 using namespace cuda_test;
 
-// The launched path in the plain launch order: at these tests' small sizes item 21's dependent
-// launches would otherwise keep the update and direction kernels apart
-CudaOptions launched() {
-  CudaOptions o;
-  o.cg_path = CgPath::kLaunches;
-  o.dependent_launch_max_particles = 0;
-  return o;
-}
-
-struct Runs {
-  Trajectory every_block, once;
-};
-
-Runs runBothWays(const CudaOptions& options, const Scene& scene, const SolverSettings& settings,
-                 int steps) {
-  Runs out;
-  for (bool on : {false, true}) {
-    CudaOptions o = options;
-    o.beta_once = on;
-    std::string why_not;
-    auto gpu = createCudaBackend(o, &why_not);
-    EXPECT_TRUE(gpu) << why_not;
-    if (!gpu) return out;
-    Trajectory run = runSteps(*gpu, scene, settings, steps);
-    EXPECT_EQ(cudaBetaOnce(*gpu), on);
-    EXPECT_GE(cudaDirectionInUpdate(*gpu), 1) << "no joined kernel";
-    (on ? out.once : out.every_block) = run;
-  }
-  return out;
+// item 41 off (every block forms β after a barrier), then on; the joined kernel both times
+SwitchRuns runBothWays(const CudaOptions& options, const Scene& scene,
+                       const SolverSettings& settings, int steps) {
+  return runSwitchBothWays(&CudaOptions::beta_once, cudaBetaOnce, joinedKernelRuns, options, scene,
+                           settings, steps);
 }
 
 // β formed once is every block's β, bit for bit: the same bytes and CG iterations with graphs of
@@ -56,23 +32,15 @@ TEST(BetaOnce, GivesEveryBlocksBitsAndIterations) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {}), volume = makeVolume(10, {});
   std::vector<LaunchedCase> cases = launchedCases();
-  CudaOptions o = launched();
+  CudaOptions o = launchedInPlainOrder();
   o.last_arrival = false;
   cases.push_back({"cooperative groups' barrier", o, settingsFor(Integrator::kImplicit)});
-  o = launched();
+  o = launchedInPlainOrder();
   o.stencil_rows = false;
   o.gather_batch = 3;
   cases.push_back({"pairs", o, settingsFor(Integrator::kImplicit)});
-  for (const Scene* scene : {&cloth, &volume}) {
-    for (const LaunchedCase& c : cases) {
-      SCOPED_TRACE(scene->name + ", " + c.name);
-      CudaOptions plain = c.options;
-      plain.dependent_launch_max_particles = 0;
-      const Runs runs = runBothWays(plain, *scene, c.settings, 20);
-      expectSameBitsAndIterations(runs.every_block, runs.once);
-      EXPECT_GT(relativeDifference(runs.once.state, scene->state, extentOf(scene->state)), 1e-4);
-    }
-  }
+  expectSwitchKeepsBits(&CudaOptions::beta_once, cudaBetaOnce, joinedKernelRuns, cases,
+                        {&cloth, &volume}, 20);
 }
 
 // Solves capped at 2 iterations, one after another, inside graphs of 8 launches: each launch's β
@@ -84,10 +52,10 @@ TEST(BetaOnce, ShortSolvesInARow) {
   SolverSettings settings = settingsFor(Integrator::kImplicit);
   settings.max_iterations = 2;
   const Scene cloth = makeCloth(24, {});
-  const Runs runs = runBothWays(launched(), cloth, settings, 30);
-  expectSameBitsAndIterations(runs.every_block, runs.once);
-  ASSERT_EQ(runs.once.stats.size(), 30u);
-  for (const StepStats& s : runs.once.stats)
+  const SwitchRuns runs = runBothWays(launchedInPlainOrder(), cloth, settings, 30);
+  expectSameBitsAndIterations(runs.off, runs.on);
+  ASSERT_EQ(runs.on.stats.size(), 30u);
+  for (const StepStats& s : runs.on.stats)
     EXPECT_LE(s.cg_iterations, 2);
 }
 
@@ -97,9 +65,9 @@ TEST(BetaOnce, HoldsSeveralParticlesPerThread) {
   SolverSettings settings = settingsFor(Integrator::kImplicit);
   settings.max_iterations = 40;
   const Scene cloth = makeCloth(600, {});
-  EXPECT_GT(askLoaded(launched(), cloth, cudaDirectionInUpdate), 1);
-  const Runs runs = runBothWays(launched(), cloth, settings, 3);
-  expectSameBitsAndIterations(runs.every_block, runs.once);
+  EXPECT_GT(askLoaded(launchedInPlainOrder(), cloth, cudaDirectionInUpdate), 1);
+  const SwitchRuns runs = runBothWays(launchedInPlainOrder(), cloth, settings, 3);
+  expectSameBitsAndIterations(runs.off, runs.on);
 }
 
 // Only where the joined kernel runs and forms α (item 38): not with unfused finishing, with item
@@ -107,17 +75,17 @@ TEST(BetaOnce, HoldsSeveralParticlesPerThread) {
 TEST(BetaOnce, OnlyWithTheJoinedKernel) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth = makeCloth(16, {});
-  EXPECT_EQ(askLoaded(launched(), cloth, cudaBetaOnce), 1);
-  CudaOptions unfused = launched();
+  EXPECT_EQ(askLoaded(launchedInPlainOrder(), cloth, cudaBetaOnce), 1);
+  CudaOptions unfused = launchedInPlainOrder();
   unfused.fused_finish = false;
   EXPECT_EQ(askLoaded(unfused, cloth, cudaBetaOnce), 0);
   CudaOptions grid;
   grid.cg_path = CgPath::kGrid;
   EXPECT_EQ(askLoaded(grid, cloth, cudaBetaOnce), 0);
-  CudaOptions off = launched();
+  CudaOptions off = launchedInPlainOrder();
   off.beta_once = false;
   EXPECT_EQ(askLoaded(off, cloth, cudaBetaOnce), 0);
-  CudaOptions no_alpha = launched();
+  CudaOptions no_alpha = launchedInPlainOrder();
   no_alpha.alpha_in_update = false;
   EXPECT_EQ(askLoaded(no_alpha, cloth, cudaBetaOnce), 0);
   EXPECT_GE(askLoaded(no_alpha, cloth, cudaDirectionInUpdate), 1);

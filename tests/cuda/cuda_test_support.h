@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <span>
@@ -238,6 +239,63 @@ inline void expectSameBitsAndIterations(const Trajectory& a, const Trajectory& b
   for (size_t k = 0; k < a.stats.size(); ++k) {
     ASSERT_EQ(a.stats[k].cg_iterations, b.stats[k].cg_iterations) << "step " << k;
     ASSERT_EQ(a.stats[k].cg_converged, b.stats[k].cg_converged) << "step " << k;
+  }
+}
+
+// The launched path in the plain launch order: at small sizes item 21's dependent launches would
+// otherwise keep item 26's update and direction kernels apart
+inline CudaOptions launchedInPlainOrder() {
+  CudaOptions o;
+  o.cg_path = CgPath::kLaunches;
+  o.dependent_launch_max_particles = 0;
+  return o;
+}
+
+// Whether a loaded backend runs item 26's joined update and direction kernel
+inline bool joinedKernelRuns(const Backend& backend) {
+  return cudaDirectionInUpdate(backend) >= 1;
+}
+
+// One switch of CudaOptions off, then on, from `options`; each backend checked to run it or not
+// (`in_use`) and, where given, to run what both runs need (`needed`, true in both)
+struct SwitchRuns {
+  Trajectory off, on;
+};
+inline SwitchRuns runSwitchBothWays(bool CudaOptions::*item, bool (*in_use)(const Backend&),
+                                    bool (*needed)(const Backend&), const CudaOptions& options,
+                                    const Scene& scene, const SolverSettings& settings, int steps) {
+  SwitchRuns out;
+  for (bool on : {false, true}) {
+    CudaOptions o = options;
+    o.*item = on;
+    std::string why_not;
+    std::unique_ptr<Backend> gpu = createCudaBackend(o, &why_not);
+    EXPECT_TRUE(gpu) << why_not;
+    if (!gpu) return out;
+    Trajectory run = runSteps(*gpu, scene, settings, steps);
+    EXPECT_EQ(in_use(*gpu), on);
+    if (needed != nullptr) EXPECT_TRUE(needed(*gpu));
+    (on ? out.on : out.off) = run;
+  }
+  return out;
+}
+
+// A switch that must not change the bits: for every scene and case (in the plain launch order),
+// its two runs of `steps` steps give the same bytes and CG iterations, and the scene moved
+inline void expectSwitchKeepsBits(bool CudaOptions::*item, bool (*in_use)(const Backend&),
+                                  bool (*needed)(const Backend&),
+                                  const std::vector<LaunchedCase>& cases,
+                                  std::initializer_list<const Scene*> scenes, int steps) {
+  for (const Scene* scene : scenes) {
+    for (const LaunchedCase& c : cases) {
+      SCOPED_TRACE(scene->name + ", " + c.name);
+      CudaOptions plain = c.options;
+      plain.dependent_launch_max_particles = 0;
+      const SwitchRuns runs =
+          runSwitchBothWays(item, in_use, needed, plain, *scene, c.settings, steps);
+      expectSameBitsAndIterations(runs.off, runs.on);
+      EXPECT_GT(relativeDifference(runs.on.state, scene->state, extentOf(scene->state)), 1e-4);
+    }
   }
 }
 
