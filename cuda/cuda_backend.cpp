@@ -359,7 +359,12 @@ class CudaBackend final : public Backend {
   bool dependentInUse() const { return loaded_ && path_ == CgPath::kLaunches && dependentLaunch(); }
   int directionHeld() const { return loaded_ && path_ == CgPath::kLaunches ? direction_held_ : 0; }
   bool alphaInUpdate() const { return directionHeld() > 0 && alpha_in_update_; }
-  bool betaOnce() const { return alphaInUpdate() && options_.beta_once; }
+  // item 41 as the launched plan has it (its release word set where the joined kernel forms α)
+  bool betaOnce() const {
+    if (directionHeld() == 0) return false;
+    const CgPlan plan = cgPlan();
+    return plan.alphaJoined() && plan.reduction.release != nullptr;
+  }
 
  private:
   Status validate(const Model& model) const;

@@ -304,10 +304,15 @@ __global__ void __launch_bounds__(kLightThreads)
 // the partials, writes the scalars and releases the others with β and the stop in one word (the
 // count of releases, twice, plus the stop in the high half; β's bits in the low half). Without
 // kAlpha the kernel is as before item 41: in that variant item 41's code cost 8 registers.
-// Its grid is the update kernel's, which fills a multiprocessor of 2048 threads with blocks of 512
-// at 32 registers: the bound keeps it there (item 41's code in the float4 variant without item 38
-// took it to 40 registers, 3 blocks per multiprocessor, and then its grid did not fit).
+// Its grid is the update kernel's, which fills a multiprocessor (2048 threads; 1536 on sm_86 and
+// sm_89) with blocks of 512: the bound keeps it there (item 41's code in the float4 variant
+// without item 38 took it to 40 registers, 3 blocks per multiprocessor on the H200, and then its
+// grid did not fit).
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
+inline constexpr int kJoinedMinBlocks = 1536 / kLightThreads;
+#else
 inline constexpr int kJoinedMinBlocks = 2048 / kLightThreads;
+#endif
 template <bool F4, bool kAlpha>
 __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
     updateDirectionKernel(uint32_t particles, uint32_t held, DeviceSystem sys, CgVectors cg,
@@ -319,12 +324,17 @@ __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
   __shared__ float beta, formed_alpha;
   __shared__ int stop;
   __shared__ unsigned long long released;  // item 41's word as it was before this launch's release
-  if (scalars->done) return;  // uniform across the grid: no block waits at the barrier alone
-  // *scalars and item 41's word change only after every block has arrived (block 0 or item 41's
-  // last block writes them): thread 0 takes the scalars, the last thread the word
-  if (threadIdx.x == 0) before = *scalars;
+  // *scalars changes in a launch only once every block has arrived (block 0 after the barrier or
+  // item 41's last block writes it), or on a breakdown (kAlpha: block 0's finishAlpha, while later
+  // blocks may still be starting). Thread 0 takes it once and the whole block goes by that copy's
+  // done, so no block splits on a done written while it starts (a block that returns here on a
+  // breakdown returns as every block does on it). Item 41's word changes only once every block
+  // has arrived: the last thread takes it.
   const bool once = kAlpha && reduction.release != nullptr;  // item 41 (with item 38 only)
+  if (threadIdx.x == 0) before = *scalars;
   if (threadIdx.x == blockDim.x - 1 && once) released = __ldcg(reduction.release);
+  __syncthreads();
+  if (before.done) return;  // uniform across the grid, but for a breakdown in this launch
   const Vec<F4>* __restrict__ q = static_cast<const Vec<F4>*>(cg.q);
   Vec<F4>* __restrict__ p = static_cast<Vec<F4>*>(cg.p);
   Vec<F4>* __restrict__ dv = static_cast<Vec<F4>*>(cg.dv);

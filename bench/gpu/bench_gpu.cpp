@@ -844,8 +844,10 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         o.stage_springs = -1;
         break;
       case 33:
-        applies = base.path == "grid";
-        if (!applies) note = "the grid path only (item 41 replaces the joined kernel's barrier)";
+        // the joined kernel's barrier only where it runs without item 38, and so without item 41
+        applies =
+            base.path == "grid" || (launched && base.direction_held > 0 && !base.alpha_in_update);
+        if (!applies) note = "the grid path and item 26's joined kernel without item 38 only";
         o.last_arrival = false;
         break;
       case 35:
