@@ -325,16 +325,20 @@ __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
   __shared__ int stop;
   __shared__ unsigned long long released;  // item 41's word as it was before this launch's release
   // *scalars changes in a launch only once every block has arrived (block 0 after the barrier or
-  // item 41's last block writes it), or on a breakdown (kAlpha: block 0's finishAlpha, while later
-  // blocks may still be starting). Thread 0 takes it once and the whole block goes by that copy's
-  // done, so no block splits on a done written while it starts (a block that returns here on a
+  // item 41's last block writes it), or on a breakdown (kAlpha: block 0's finishAlpha sets done
+  // while later blocks may still be starting). Thread 0 reads done once and the whole block goes
+  // by it, so no block splits on a done written while it starts (a block that returns here on a
   // breakdown returns as every block does on it). Item 41's word changes only once every block
   // has arrived: the last thread takes it.
+  __shared__ int done;
   const bool once = kAlpha && reduction.release != nullptr;  // item 41 (with item 38 only)
-  if (threadIdx.x == 0) before = *scalars;
+  if (threadIdx.x == 0) done = scalars->done;
   if (threadIdx.x == blockDim.x - 1 && once) released = __ldcg(reduction.release);
   __syncthreads();
-  if (before.done) return;  // uniform across the grid, but for a breakdown in this launch
+  if (done) return;  // uniform across the grid, but for a breakdown in this launch
+  // the fields this launch reads (rz, iterations, target, cap, β) change only after every block
+  // has arrived
+  if (threadIdx.x == 0) before = *scalars;
   const Vec<F4>* __restrict__ q = static_cast<const Vec<F4>*>(cg.q);
   Vec<F4>* __restrict__ p = static_cast<Vec<F4>*>(cg.p);
   Vec<F4>* __restrict__ dv = static_cast<Vec<F4>*>(cg.dv);
