@@ -311,6 +311,10 @@ class CudaBackend final : public Backend {
   bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
   bool stagedRowsInUse() const { return stagedEntriesInUse() && whole_.stagedRows(); }
   bool stagedSpringsInUse() const { return stagedEntriesInUse() && whole_.stagedSprings(); }
+  int fillOnChipInUse() const {
+    if (!stagedRowsInUse()) return 0;
+    return (whole_.fillInverses() ? kFillInverses : 0) | (whole_.fillKeptRows() ? kFillRows : 0);
+  }
   int gridBlock() const { return loaded_ && path_ == CgPath::kGrid ? whole_launch_.block : 0; }
   int gatherBatch() const { return loaded_ && path_ == CgPath::kLaunches ? apply_batch_ : 0; }
   int applyBlock() const { return loaded_ && path_ == CgPath::kLaunches ? apply_.block : 0; }
@@ -552,6 +556,12 @@ Status CudaBackend::init() {
     return Status::error(
         "CudaOptions::stage_springs must be 0 (automatic), 1 (on) or -1 (off), not " +
         std::to_string(options_.stage_springs));
+  }
+  if (options_.fill_on_chip < -1 || options_.fill_on_chip > (kFillInverses | kFillRows)) {
+    return Status::error(
+        "CudaOptions::fill_on_chip must be -1 (automatic), 0 (off), 1 (P⁻¹ blocks), 2 (own rows) "
+        "or 3 (both), not " +
+        std::to_string(options_.fill_on_chip));
   }
   if (options_.stage_halo < -1 || options_.stage_halo > 1) {
     return Status::error("CudaOptions::stage_halo must be 0 (automatic), 1 (on) or -1 (off), not " +
@@ -1127,7 +1137,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // item 18: the halos of item 14's grid, when every one fits its block's shared memory
   static_assert(sizeof(int2) == 2 * sizeof(int32_t) && sizeof(uint2) == 2 * sizeof(uint32_t));
   cuda::StagedHalo halo;
-  bool stage_rows = false;    // item 27
+  bool stage_rows = false;                             // item 27
+  bool fill_kept_rows = false, fill_inverses = false;  // item 43
   uint32_t spring_slots = 0;  // item 31: > 0 where the block's springs are staged once each
   int stage_carveout = -1;  // what the last prepareStagedKernel below set: the launch sets it again
   const double row_entries = n > 0 ? 2.0 * double(springs) / double(n) : 0.0;
@@ -1151,14 +1162,31 @@ Status CudaBackend::load(const Model& model, const State& state) {
     // (with the entries too when they fit, else the halos only)
     const int grid = whole_launch_.grid, sms = props_.multiProcessorCount;
     const uint32_t own_rows = static_cast<uint32_t>(whole_launch_.block / whole_lanes_);
-    auto fits = [&](uint32_t entry_slots, bool rows, uint32_t springs_once = 0) {
+    auto fitsAs = [&](uint32_t entry_slots, bool rows, uint32_t springs_once, bool kept_rows,
+                      bool inverses) {
       int per_sm = 0;
       const cudaError_t prepared = cuda::prepareStagedKernel(
           options_.float4_layout, rows, whole_launch_.block,
-          cuda::stagedHaloBytes(halo.slots, entry_slots, rows ? own_rows : 0u, springs_once),
+          cuda::stagedHaloBytes(halo.slots, entry_slots, rows ? own_rows : 0u, springs_once,
+                                kept_rows, inverses),
           (grid + sms - 1) / sms, options_.prefer_l1, &per_sm, &stage_carveout);
       cudaGetLastError();
       return prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
+    };
+    // item 27 with as much of item 43 as its shared memory holds: the bits asked for, else the
+    // P⁻¹ blocks alone, else the kept rows alone, else neither
+    auto fits = [&](uint32_t entry_slots, bool rows, uint32_t springs_once = 0) {
+      const int automatic =
+          kFillInverses | (own_rows >= uint32_t(kFillRowsMinRows) ? kFillRows : 0);
+      const int wanted = !rows ? 0 : options_.fill_on_chip < 0 ? automatic : options_.fill_on_chip;
+      for (int bits : {wanted, wanted & kFillInverses, wanted & kFillRows}) {
+        fill_inverses = (bits & kFillInverses) != 0;
+        fill_kept_rows = (bits & kFillRows) != 0;
+        if (bits != 0 && fitsAs(entry_slots, rows, springs_once, fill_kept_rows, fill_inverses))
+          return true;
+      }
+      fill_kept_rows = fill_inverses = false;
+      return fitsAs(entry_slots, rows, springs_once, false, false);
     };
     const bool entries_wanted = options_.stage_entries && halo.entry_slots > 0;
     // (item 31) each spring of the block once and a 4-byte word per entry wherever that fits,
@@ -1187,6 +1215,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
       stage_rows = false;
       spring_slots = 0;
     }
+    fill_kept_rows = fill_kept_rows && stage_rows;
+    fill_inverses = fill_inverses && stage_rows;
   }
   if (spring_slots == 0) {  // item 31's lists only where they are used
     halo.spring_start.clear();
@@ -1419,6 +1449,9 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.paired_walk = options_.paired_walk;
   whole.args.last_arrival = options_.last_arrival;
   whole.args.lane_sums = options_.lane_sums;
+  whole.args.scalars_ahead = options_.scalars_ahead;
+  whole.args.fill_kept_rows = fill_kept_rows;
+  whole.args.fill_inverses = fill_inverses;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
   whole.finish_threads = cg_shapes_[cuda::kFinishKernel].block;
@@ -1997,6 +2030,11 @@ bool cudaStagedHalo(const Backend& backend, bool* entries, bool* rows) {
 bool cudaStagedSprings(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->stagedSpringsInUse();
+}
+
+int cudaFillOnChip(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr ? cuda->fillOnChipInUse() : 0;
 }
 
 int cudaGridBlock(const Backend& backend) {

@@ -18,6 +18,12 @@ namespace hooke {
 //              where a device cannot launch cooperatively), by the thresholds below
 enum class CgPath { kAuto, kLaunches, kOneBlock, kGrid };
 
+// CudaOptions::fill_on_chip's bits (item 43), and the fewest rows a block keeps with it
+// automatically
+inline constexpr int kFillInverses = 1;
+inline constexpr int kFillRows = 2;
+inline constexpr int kFillRowsMinRows = 128;
+
 // Switches of the GPU path. Each one changes speed only, never the result beyond rounding; the
 // backend keeps the values it was created with for its lifetime.
 struct CudaOptions {
@@ -179,6 +185,25 @@ struct CudaOptions {
   // of three over the whole warp (2 levels fewer on 4 lanes, 4 on 16), and each row converts 6
   // floats to double instead of 9. The same bits.
   bool lane_sums = true;
+  // Item 43, item 27's kernel: less of the halo's fill from global memory after each grid barrier.
+  // Bit kFillInverses: each block copies every halo slot's P⁻¹ block to shared memory once per
+  // launch (24 bytes per slot); bit kFillRows: it keeps its own rows' r', w' and s' there from
+  // the finish to the next fill (36 bytes per row of the block; they are still stored for the
+  // other blocks and the next launch). Where the bits asked for do not fit beside item 27's
+  // shared memory, P⁻¹ alone, else the rows alone, else neither. -1 (automatic): P⁻¹, and the
+  // rows where a block has at least kFillRowsMinRows of them; 0: every slot's r, w, s and P⁻¹ (72
+  // bytes in float4) loaded after every barrier. On the H200 P⁻¹ took 2–5 % off an iteration
+  // from 4k to 65k particles and the rows 2–4 % more on blocks of 128 and 512 rows (volume 41,
+  // cloth 256), but cost 0.5–3 % on blocks of 8–32 (bench/results/gpu-h200-2026-12-04-fill.json).
+  // The same bits.
+  int fill_on_chip = -1;
+  // Item 44, item 14's kernel: the scalars after each grid-wide sum on a shorter chain. The stop
+  // compares r'·r' with target² (the square root is formed beside it, for the result), and β' =
+  // (r'·u') / γ and η = w'·u' − β' (r'·u') / α multiply by 1/γ and 1/α, formed after the
+  // iteration before while the rows ran: one double division after the sums (α') instead of the
+  // square root and three. Rounds differently from the divisions in the last bit of a double (β'
+  // and α' are then rounded to float).
+  bool scalars_ahead = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the
@@ -334,6 +359,10 @@ bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr, bool* rows 
 // Whether a loaded CUDA backend's staged grid holds each block's springs once in shared memory
 // (item 31) rather than a block and a slot per entry; false when it does not stage entries.
 bool cudaStagedSprings(const Backend& backend);
+
+// What a loaded CUDA backend's item 27 fill holds in shared memory (item 43): kFillInverses and
+// kFillRows as they fitted; 0 when item 27 does not run.
+int cudaFillOnChip(const Backend& backend);
 
 // Entries whose loads each lane of the launched q = A p issues together (item 16: 1, 3 or 4) in a
 // loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is

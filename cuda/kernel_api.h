@@ -396,6 +396,17 @@ struct WholeCgArgs {
   // the row's sum k, the block's sums taking each from its own lanes; false: the first lane forms
   // all three
   bool lane_sums = true;
+  // item 27's kernel only (item 43): the fill reads from global memory only what other blocks
+  // wrote. fill_kept_rows: each block keeps its own rows' r', w' and s' in shared memory from the
+  // finish to the next fill (9 floats per row of the block); fill_inverses: it copies every halo
+  // slot's P⁻¹ block there once per launch (6 floats per slot). false: the fill loads them for
+  // every slot in every iteration
+  bool fill_kept_rows = false;
+  bool fill_inverses = false;
+  // item 14's kernel (item 44): after the grid-wide sums the stop is r'·r' <= target² and β', η
+  // take 1/γ and 1/α formed after the iteration before; false: √(r'·r') <= target and three
+  // divisions, as the other paths form them
+  bool scalars_ahead = false;
 };
 
 // Compile-time optimisations the benchmark can take out of the whole-CG kernel (either layout).
@@ -419,9 +430,10 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
 
 // Shared memory a staged grid block (item 18) needs for a halo of `slots` particles and
 // `entry_slots` staged entries (with item 31, `spring_slots` > 0: that many springs' blocks and a
-// 4-byte word per entry), and with item 27 its `own_rows` rows (0 without).
+// 4-byte word per entry), and with item 27 its `own_rows` rows (0 without), with item 43
+// (item 27 only) their r', w', s' kept (`kept_rows`) and every slot's P⁻¹ block (`inverses`).
 size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
-                       uint32_t spring_slots = 0);
+                       uint32_t spring_slots = 0, bool kept_rows = false, bool inverses = false);
 
 // Readies item 18's kernel for blocks of `block` threads staging halo_bytes each: with prefer_l1
 // the smallest shared-memory carve-out that holds wanted_per_sm such blocks per multiprocessor

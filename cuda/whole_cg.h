@@ -32,6 +32,8 @@ class WholeCg {
   bool stagedEntries() const { return staged() && plan_.args.stage_entry_slots > 0; }
   bool stagedRows() const { return stagedEntries() && plan_.args.stage_rows; }
   bool stagedSprings() const { return stagedEntries() && plan_.args.stage_spring_slots > 0; }
+  bool fillKeptRows() const { return stagedRows() && plan_.args.fill_kept_rows; }  // item 43
+  bool fillInverses() const { return stagedRows() && plan_.args.fill_inverses; }
 
   // Starts the solve of A Δv = b that the prepare kernels set up (start_count partial sums of b·b
   // and r·z). With interval 0 nothing waits: one launch does every iteration and the scalars are

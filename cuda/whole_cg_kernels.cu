@@ -723,6 +723,31 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       own_dv = dv.get(own_row);
     }
   }
+  // item 43, after `own` in shared memory: the own rows' r', w', s' as the finish formed them
+  // (keep_rows; 9 floats per row of the block), then every slot's P⁻¹ block (inverses; 6 floats)
+  const bool keep_rows = kEarly && a.fill_kept_rows;
+  const bool shared_inverses = kEarly && a.fill_inverses;
+  SharedVectors kept{nullptr};
+  float* inverses = nullptr;
+  if constexpr (kEarly) {
+    const uint32_t rows = blockDim.x / uint32_t(a.lanes);
+    kept.base = own.base + 9 * size_t(rows);
+    // rounded up to 8 bytes for float2 (stagedHaloBytes counts a float for it)
+    const uintptr_t end =
+        reinterpret_cast<uintptr_t>(kept.base + (keep_rows ? 9 * size_t(rows) : 0));
+    inverses = reinterpret_cast<float*>((end + 7) & ~uintptr_t(7));
+    if (shared_inverses) {
+      // slot j's block is read only by the thread that writes it here (the fill's stride)
+      for (uint32_t j = threadIdx.x; j < stage_count; j += blockDim.x) {
+        const SymmetricEntries e =
+            loadSymmetricEntries(sys.inv_diag, __ldg(a.stage_halo + stage_begin + j));
+        float2* out = reinterpret_cast<float2*>(inverses) + 3 * size_t(j);
+        out[0] = e.e[0];
+        out[1] = e.e[1];
+        out[2] = e.e[2];
+      }
+    }
+  }
   // Fills the halo with u_of(particle) and returns what the gather reads for a neighbour: its
   // slot, or (unstaged) u_of(o) from global memory: one expression either way, so the same bits.
   // The slots are rewritten only after the block's reads of them: every thread passes the
@@ -781,18 +806,34 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     glm::vec3 r, w, s;
     SymmetricEntries inv;
   };
-  auto slotInputs = [&](uint32_t j, bool odd_in) {
+  // (slot: j's place in the halo; item 43 reads its block from there, and with `kept` an own
+  // row's r, w, s from where the finish left them)
+  auto slotInputs = [&](uint32_t j, uint32_t slot, bool odd_in, bool kept_rows = false) {
     SlotInputs in;
-    in.r = (odd_in ? R1 : R0).get(j);
-    in.w = (odd_in ? W1 : W0).get(j);
-    in.s = (odd_in ? S1 : S0).get(j);
-    in.inv = loadSymmetricEntries(sys.inv_diag, j);
+    if (kept_rows && slot < own_rows) {
+      in.r = kept.get(3 * slot);
+      in.w = kept.get(3 * slot + 1);
+      in.s = kept.get(3 * slot + 2);
+    } else {
+      in.r = (odd_in ? R1 : R0).get(j);
+      in.w = (odd_in ? W1 : W0).get(j);
+      in.s = (odd_in ? S1 : S0).get(j);
+    }
+    if (shared_inverses) {
+      const float2* e = reinterpret_cast<const float2*>(inverses) + 3 * size_t(slot);
+      in.inv = SymmetricEntries{{e[0], e[1], e[2]}};
+    } else {
+      in.inv = loadSymmetricEntries(sys.inv_diag, j);
+    }
     return in;
   };
   SlotInputs next{};
   if constexpr (kEarly) {
-    if (threadIdx.x < stage_count) next = slotInputs(slot_particle, iterations & 1);
+    if (threadIdx.x < stage_count) next = slotInputs(slot_particle, threadIdx.x, iterations & 1);
   }
+
+  // item 44: what the scalars after the sums divide by, formed an iteration ahead
+  double gamma_inverse = 1.0 / gamma, alpha_inverse = 1.0 / double(alpha);
 
   // item 35 (item 27's rows on 4 or more lanes): every lane of a row finishes it (the same values;
   // only the first stores them) and lane k forms its sum k, which the block's sums then take from
@@ -837,7 +878,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       };
       if (threadIdx.x < stage_count) fill(threadIdx.x, next);
       for (uint32_t j = threadIdx.x + blockDim.x; j < stage_count; j += blockDim.x)
-        fill(j, slotInputs(__ldg(a.stage_halo + stage_begin + j), odd));
+        fill(j, slotInputs(__ldg(a.stage_halo + stage_begin + j), j, odd));
       __syncthreads();
     }
     const auto neighbour = [&] {
@@ -893,6 +934,11 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         s_out.set(i, r.si);
         r_out.set(i, r.ri);
         w_out.set(i, wi);
+        if (keep_rows) {  // item 43: the same values for this block's next fill
+          kept.set(3 * own_slot, r.ri);
+          kept.set(3 * own_slot + 1, wi);
+          kept.set(3 * own_slot + 2, r.si);
+        }
       }
       if (spread) {
         // item 35: lane k of the row forms sum k (lanes past the third: sum 0, never read)
@@ -907,17 +953,36 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     gridTotals<3, kAblate, kGridMaxThreads>(
         sums, a.reduction.partials + 3 * (iterations & 1) * a.reduction.stride, a.reduction.stride,
         [&] {
-          // item 27: the next fill's first round, from what this iteration wrote (r', w', s')
+          // item 27: the next fill's first round, from what this iteration wrote (r', w', s';
+          // item 43: the own rows' from shared memory, where the finish left them)
           if constexpr (kEarly) {
-            if (threadIdx.x < stage_count) next = slotInputs(slot_particle, !odd);
+            if (threadIdx.x < stage_count)
+              next = slotInputs(slot_particle, threadIdx.x, !odd, keep_rows);
           }
         },
         a.split_sums, arrived, spread ? g.lanes : 1u);
     ++iterations;
     r_norm = sqrt(sums[2]);
-    if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
-    const double beta_next = sums[0] / gamma;
-    const double eta = sums[1] - beta_next * sums[0] / double(alpha);  // p'·A p'
+    double beta_next, eta;
+    if (a.scalars_ahead) {
+      // item 44: the stop from r'·r' against target², and β' and η from 1/γ and 1/α formed
+      // after the iteration before, while the rows ran: one division after the sums, not three
+      if (sums[2] <= target * target) {
+        converged = 1;
+        done = 1;
+        break;
+      }
+      if (iterations >= max_iterations) {
+        done = 1;
+        break;
+      }
+      beta_next = sums[0] * gamma_inverse;
+      eta = sums[1] - beta_next * sums[0] * alpha_inverse;
+    } else {
+      if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
+      beta_next = sums[0] / gamma;
+      eta = sums[1] - beta_next * sums[0] / double(alpha);  // p'·A p'
+    }
     if (!(eta > 0.0)) {
       breakdown = 1;
       done = 1;
@@ -926,6 +991,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     alpha = static_cast<float>(sums[0] / eta);
     beta = static_cast<float>(beta_next);
     gamma = sums[0];
+    gamma_inverse = 1.0 / gamma;
+    alpha_inverse = 1.0 / double(alpha);
   }
 
   if constexpr (kEarly) {
@@ -1090,10 +1157,14 @@ size_t wholeCgSharedBytes(uint32_t particles) {
 }
 
 size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
-                       uint32_t spring_slots) {
+                       uint32_t spring_slots, bool kept_rows, bool inverses) {
   const size_t blocks = spring_slots > 0 ? size_t(spring_slots) : size_t(entry_slots);
+  const size_t kept = own_rows == 0 ? 0
+                                    : (kept_rows ? 9 * size_t(own_rows) : 0) +
+                                          (inverses ? 6 * size_t(slots) + 1 : 0);
   return sizeof(float4) * blocks + sizeof(uint32_t) * size_t(entry_slots) +
-         3 * sizeof(float) * size_t(slots) + 9 * sizeof(float) * size_t(own_rows);
+         3 * sizeof(float) * size_t(slots) + 9 * sizeof(float) * size_t(own_rows) +
+         sizeof(float) * kept;
 }
 
 cudaError_t prepareStagedKernel(bool float4_layout, bool rows, int block, size_t halo_bytes,
@@ -1228,9 +1299,11 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
     return cudaGetLastError();
   }
   const uint32_t own_rows = rows ? uint32_t(launch.block / args.lanes) : 0u;
-  const size_t shared = staged ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots, own_rows,
-                                                 args.stage_spring_slots)
-                               : 0;
+  const size_t shared = staged
+                            ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots, own_rows,
+                                              args.stage_spring_slots, rows && args.fill_kept_rows,
+                                              rows && args.fill_inverses)
+                            : 0;
   if (staged) {
     // a kernel's attributes are the process's, not one backend's: this backend's, at every launch
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,

@@ -41,6 +41,16 @@ __device__ __forceinline__ unsigned ldAcquire(const unsigned* p) {
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
+__device__ __forceinline__ void stRelaxed64(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void ldRelaxed2x64(const unsigned long long* p, unsigned long long& a,
+                                              unsigned long long& b) {
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+               : "=l"(a), "=l"(b)
+               : "l"(p)
+               : "memory");
+}
 __device__ __forceinline__ unsigned ldRelaxed(const unsigned* p) {
   unsigned v;
   asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -51,6 +61,10 @@ __device__ __forceinline__ unsigned ldRelaxed(const unsigned* p) {
 // 4 two levels (K groups of consecutive blocks, the last of each arriving at the top word),
 // 5 a flag per block that warp 0 of every block polls, 6 flags polled by block 0, which then
 // releases the others through one word
+// 7 tagged partials: each block stores its three sums as six 8-byte words, a 32-bit half of a
+// double and the iteration's tag each, after one fence; warps 0-2 of every block poll all blocks'
+// words of their sum with relaxed loads issued together, then fence (K = 1: every polling lane
+// fences; K = 0: lane 0 after __syncwarp)
 // S: with grid sums (3 warps read the partials) or barrier only
 template <int V, bool S, int K = 8>
 __global__ void __launch_bounds__(512, 1) probe(int iters, unsigned* counter, double* partials,
@@ -84,7 +98,56 @@ __global__ void __launch_bounds__(512, 1) probe(int iters, unsigned* counter, do
       }
     }
     const unsigned target = nb * unsigned(it + 1);
-    if constexpr (V == 0) {
+    if constexpr (V == 7) {
+      // the block's totals were stored by thread 0 above into `partials`; republish them tagged
+      unsigned long long* words = reinterpret_cast<unsigned long long*>(counter + 32 * 64);
+      __syncthreads();
+      const unsigned tag = unsigned(it + 1);
+      if (threadIdx.x == 0) {
+        __threadfence();
+        for (int k = 0; k < 3; ++k) {
+          const double t = partials[((it & 1) * 3 + k) * stride + blockIdx.x];
+          const unsigned long long bits = __double_as_longlong(t);
+          unsigned long long* w = words + (((it & 1) * 3 + k) * stride + blockIdx.x) * 2;
+          stRelaxed64(w, (bits >> 32) << 32 | tag);
+          stRelaxed64(w + 1, (bits & 0xffffffffull) << 32 | tag);
+        }
+      }
+      if (warp < 3) {
+        const unsigned long long* base = words + ((it & 1) * 3 + warp) * stride * 2;
+        double xs[5];
+        bool all = false;
+        while (!all) {
+          all = true;
+#pragma unroll
+          for (int k = 0; k < 5; ++k) {
+            const int b = 32 * k + lane;
+            unsigned long long hi = 0, lo = 0;
+            if (b < int(nb)) {
+              ldRelaxed2x64(base + 2 * b, hi, lo);
+              all = all && unsigned(hi) == tag && unsigned(lo) == tag;
+            }
+            xs[k] = __longlong_as_double((hi >> 32) << 32 | (lo >> 32));
+          }
+          all = __all_sync(0xffffffffu, all);
+        }
+        if constexpr (K == 1) {
+          asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        } else {
+          __syncwarp();
+          if (lane == 0) asm volatile("fence.acq_rel.gpu;" ::: "memory");
+          __syncwarp();
+        }
+        double t = 0;
+#pragma unroll
+        for (int k = 0; k < 5; ++k)
+          t += 32 * k + lane < int(nb) ? xs[k] : 0.0;
+        t = warpAllSum(t);
+        if (lane == 0) totals[warp] = t;
+      }
+      __syncthreads();
+      acc += totals[0] + totals[1] + totals[2];
+    } else if constexpr (V == 0) {
       cg::this_grid().sync();
     } else if constexpr (V == 4) {
       __syncthreads();
@@ -138,7 +201,7 @@ __global__ void __launch_bounds__(512, 1) probe(int iters, unsigned* counter, do
       }
       __syncthreads();
     }
-    if constexpr (S) {
+    if constexpr (S && V != 7) {
       if (warp < 3) {
         const double* base = partials + ((it & 1) * 3 + warp) * stride;
         double t = 0;
@@ -245,6 +308,9 @@ int main() {
     ok = ok && measure<4, true, 16>("two levels, 16 groups + sums", B, T, d);
     ok = ok && measure<5, true>("flags, every block + sums", B, T, d);
     ok = ok && measure<6, true>("flags, block 0 + sums", B, T, d);
+    ok = ok && measure<7, true, 1>("tagged partials, lanes fence", B, T, d);
+    ok = ok && measure<7, true, 0>("tagged partials, lane 0 fences", B, T, d);
+    ok = ok && measure<2, true>("atom, last skips + sums", B, T, d);
   }
   cudaEventDestroy(d.start);
   cudaEventDestroy(d.stop);

@@ -552,6 +552,18 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.last_arrival = true;
       o.lane_sums = false;  // item 35 off
       alternatives.push_back({"grid-sums-in-first-lane", o});
+      o.lane_sums = true;
+      o.fill_on_chip = 0;  // item 43 off
+      alternatives.push_back({"grid-fill-from-global", o});
+      o.fill_on_chip = kFillInverses;  // each part of it alone, and both
+      alternatives.push_back({"grid-fill-inverses", o});
+      o.fill_on_chip = kFillRows;
+      alternatives.push_back({"grid-fill-rows", o});
+      o.fill_on_chip = kFillInverses | kFillRows;
+      alternatives.push_back({"grid-fill-both", o});
+      o.fill_on_chip = -1;
+      o.scalars_ahead = false;  // item 44 off
+      alternatives.push_back({"grid-scalars-divided", o});
     }
     if (n > 32768 && n <= 262144) {
       // the grid beyond item 14's old limit (32768): its two-barrier kernel (item 14 off), and
@@ -609,6 +621,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"staged_entries", Json::boolean(run.staged_entries)},
                                       {"staged_rows", Json::boolean(run.staged_rows)},
                                       {"staged_springs", Json::boolean(run.staged_springs)},
+                                      {"fill_on_chip", Json::integer(run.fill_on_chip)},
                                       {"compact", Json::boolean(run.compact)},
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
@@ -694,6 +707,10 @@ constexpr Item kItems[] = {
     {41, "41",
      "the joined update's beta formed once by its last block, released (off: a grid barrier, "
      "then every block)"},
+    {43, "43",
+     "item 27's fill: P^-1 blocks and own rows in shared memory (off: loads every slot's)"},
+    {44, "44",
+     "item 14's scalars: stop on r.r vs target^2, 1/gamma and 1/alpha ahead (off: 3 divisions)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -854,6 +871,17 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && base.staged_rows && base.lanes >= 4;
         if (!applies) note = "item 27's rows on 4 or more lanes only";
         o.lane_sums = false;
+        break;
+      case 43:
+        applies = base.path == "grid" && base.fill_on_chip != 0;
+        if (!applies) note = "item 27's rows where item 43's shared memory fits only";
+        o.fill_on_chip = 0;
+        break;
+      case 44:
+        applies = base.path == "grid" && n <= size_t(o.single_reduction_max_particles);
+        if (!applies)
+          note = "item 14's kernel (the grid up to single_reduction_max_particles) only";
+        o.scalars_ahead = false;
         break;
       case 41:
         applies = launched && base.alpha_in_update;

@@ -61,6 +61,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.staged_entries = staged_entries;
   out.staged_rows = staged_rows;
   out.staged_springs = cudaStagedSprings(*backend);
+  out.fill_on_chip = cudaFillOnChip(*backend);
   out.compact = cudaCompactEntries(*backend);
   out.stencil = cudaStencilRows(*backend);
   cudaLatticeTiles(*backend, out.tile);
