@@ -405,9 +405,9 @@ __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
     if (t == 0) {
       CgScalars after = before;
       finishBeta(sums[0], sums[1], &after);
-      if (once) {
-        // what finishBeta changes (update_arrivals in `before` may be stale: not written back),
-        // then the word: the count of releases, twice, plus the stop; β's bits
+      if (once || blockIdx.x == 0) {
+        // one block writes back what finishBeta changed (update_arrivals in `before` may be
+        // stale: not written back)
         if constexpr (kAlpha) scalars->alpha = alpha;
         scalars->dv_pending = after.dv_pending;
         scalars->iterations = after.iterations;
@@ -416,12 +416,12 @@ __global__ void __launch_bounds__(kLightThreads, kJoinedMinBlocks)
         scalars->done = after.done;
         scalars->beta = after.beta;
         scalars->rz = after.rz;
+      }
+      if (once) {
+        // then the word: the count of releases, twice, plus the stop; β's bits
         const unsigned long long count = ((released >> 32) + 2u) & 0xfffffffeull;
         storeRelease(reduction.release,
                      (count | unsigned(after.done != 0)) << 32 | __float_as_uint(after.beta));
-      } else if (blockIdx.x == 0) {
-        if constexpr (kAlpha) scalars->alpha = alpha;
-        finishBeta(sums[0], sums[1], scalars);
       }
       beta = after.beta;
       stop = after.done;
