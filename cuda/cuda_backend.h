@@ -192,9 +192,10 @@ struct CudaOptions {
   // other blocks and the next launch). Where the bits asked for do not fit beside item 27's
   // shared memory, P⁻¹ alone, else the rows alone, else neither. -1 (automatic): P⁻¹, and the
   // rows where a block has at least kFillRowsMinRows of them; 0: every slot's r, w, s and P⁻¹ (72
-  // bytes in float4) loaded after every barrier. On the H200 P⁻¹ took 2–5 % off an iteration
+  // bytes in float4) loaded after every barrier. On the H200 P⁻¹ took 1.6–5 % off an iteration
   // from 4k to 65k particles and the rows 2–4 % more on blocks of 128 and 512 rows (volume 41,
-  // cloth 256), but cost 0.5–3 % on blocks of 8–32 (bench/results/gpu-h200-2026-12-04-fill.json).
+  // cloth 256; 0 at cloth 128), but cost 0.5–3 % on blocks of 8–32 rows
+  // (bench/results/gpu-h200-2026-12-04-fill.json).
   // The same bits.
   int fill_on_chip = -1;
   // Item 44, item 14's kernel: the scalars after each grid-wide sum on a shorter chain. The stop
