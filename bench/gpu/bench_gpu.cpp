@@ -564,6 +564,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.fill_on_chip = -1;
       o.scalars_ahead = false;  // item 44 off
       alternatives.push_back({"grid-scalars-divided", o});
+      o.scalars_ahead = true;
+      o.float4_layout = false;  // item 3 off on the grid
+      alternatives.push_back({"grid-float3", o});
     }
     if (n > 32768 && n <= 262144) {
       // the grid beyond item 14's old limit (32768): its two-barrier kernel (item 14 off), and
