@@ -311,6 +311,7 @@ class CudaBackend final : public Backend {
   bool stagedEntriesInUse() const { return stagedInUse() && whole_.stagedEntries(); }
   bool stagedRowsInUse() const { return stagedEntriesInUse() && whole_.stagedRows(); }
   bool stagedSpringsInUse() const { return stagedEntriesInUse() && whole_.stagedSprings(); }
+  bool scalarsAheadInUse() const { return singleReductionInUse() && whole_.scalarsAhead(); }
   int fillOnChipInUse() const {
     if (!stagedRowsInUse()) return 0;
     return (whole_.fillInverses() ? kFillInverses : 0) | (whole_.fillKeptRows() ? kFillRows : 0);
@@ -1179,11 +1180,13 @@ Status CudaBackend::load(const Model& model, const State& state) {
       const int automatic =
           kFillInverses | (own_rows >= uint32_t(kFillRowsMinRows) ? kFillRows : 0);
       const int wanted = !rows ? 0 : options_.fill_on_chip < 0 ? automatic : options_.fill_on_chip;
-      for (int bits : {wanted, wanted & kFillInverses, wanted & kFillRows}) {
+      const int tries[3] = {wanted, wanted & kFillInverses, wanted & kFillRows};
+      for (int k = 0; k < 3; ++k) {
+        const int bits = tries[k];
+        if (bits == 0 || (k > 0 && bits == wanted)) continue;  // nothing, or tried already
         fill_inverses = (bits & kFillInverses) != 0;
         fill_kept_rows = (bits & kFillRows) != 0;
-        if (bits != 0 && fitsAs(entry_slots, rows, springs_once, fill_kept_rows, fill_inverses))
-          return true;
+        if (fitsAs(entry_slots, rows, springs_once, fill_kept_rows, fill_inverses)) return true;
       }
       fill_kept_rows = fill_inverses = false;
       return fitsAs(entry_slots, rows, springs_once, false, false);
@@ -2030,6 +2033,11 @@ bool cudaStagedHalo(const Backend& backend, bool* entries, bool* rows) {
 bool cudaStagedSprings(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->stagedSpringsInUse();
+}
+
+bool cudaScalarsAhead(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->scalarsAheadInUse();
 }
 
 int cudaFillOnChip(const Backend& backend) {

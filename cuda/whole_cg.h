@@ -32,6 +32,7 @@ class WholeCg {
   bool stagedEntries() const { return staged() && plan_.args.stage_entry_slots > 0; }
   bool stagedRows() const { return stagedEntries() && plan_.args.stage_rows; }
   bool stagedSprings() const { return stagedEntries() && plan_.args.stage_spring_slots > 0; }
+  bool scalarsAhead() const { return plan_.args.scalars_ahead; }  // item 44 (item 14's kernel)
   bool fillKeptRows() const { return stagedRows() && plan_.args.fill_kept_rows; }  // item 43
   bool fillInverses() const { return stagedRows() && plan_.args.fill_inverses; }
 

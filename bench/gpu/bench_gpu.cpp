@@ -553,18 +553,20 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
       o.lane_sums = false;  // item 35 off
       alternatives.push_back({"grid-sums-in-first-lane", o});
       o.lane_sums = true;
-      o.fill_on_chip = 0;  // item 43 off
-      alternatives.push_back({"grid-fill-from-global", o});
-      o.fill_on_chip = kFillInverses;  // each part of it alone, and both
-      alternatives.push_back({"grid-fill-inverses", o});
-      o.fill_on_chip = kFillRows;
-      alternatives.push_back({"grid-fill-rows", o});
-      o.fill_on_chip = kFillInverses | kFillRows;
-      alternatives.push_back({"grid-fill-both", o});
-      o.fill_on_chip = -1;
-      o.scalars_ahead = false;  // item 44 off
-      alternatives.push_back({"grid-scalars-divided", o});
-      o.scalars_ahead = true;
+      if (n <= size_t(o.single_reduction_max_particles)) {  // where item 14's kernel runs
+        o.fill_on_chip = 0;                                 // item 43 off
+        alternatives.push_back({"grid-fill-from-global", o});
+        o.fill_on_chip = kFillInverses;  // each part of it alone, and both
+        alternatives.push_back({"grid-fill-inverses", o});
+        o.fill_on_chip = kFillRows;
+        alternatives.push_back({"grid-fill-rows", o});
+        o.fill_on_chip = kFillInverses | kFillRows;
+        alternatives.push_back({"grid-fill-both", o});
+        o.fill_on_chip = -1;
+        o.scalars_ahead = false;  // item 44 off
+        alternatives.push_back({"grid-scalars-divided", o});
+        o.scalars_ahead = true;
+      }
       o.float4_layout = false;  // item 3 off on the grid
       alternatives.push_back({"grid-float3", o});
     }

@@ -3,6 +3,7 @@
 // that launches cooperatively; skipped, never passed, where there is no device).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -28,44 +29,52 @@ CudaOptions grid(int lanes, int block) {
 
 // The products round differently from the divisions only in the last bit of a double, before β'
 // and α' are rounded to float, so item 44 on and off follow each other: the same stop in every
-// step (converged or not, within one iteration) and states within 1e-6 of the scene's extent
-// after 20 steps. On item 27's kernel on 1, 2, 4, 8 and 16 lanes, item 18's without item 27, the
-// unstaged kernel, in launches of 3 iterations, in packed float3, warm-started and capped at 2
-// iterations (the stop at the cap, not the tolerance)
+// step (converged or not, within one iteration), the same residual to 1e-6 and states within 1e-6
+// of the scene's extent after 20 steps. Each run checked to run item 44 or not and on the kernel
+// named: item 27's on 1, 2, 4, 8 and 16 lanes, item 18's without item 27, the unstaged kernel; in
+// launches of 3 iterations, in packed float3, warm-started, capped at 2 iterations (the stop at
+// the cap) and at tolerance 0 (every solve runs to the cap of 30: target² = 0)
 TEST(ScalarsAhead, FollowsTheDividedChain) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {});
   const Scene volume10 = makeVolume(10, {}), volume26 = makeVolume(26, {});
   const SolverSettings implicit = settingsFor(Integrator::kImplicit);
+  enum Kernel { kUnstaged, kHalos, kRows };  // item 14's kernel: unstaged, item 18's, item 27's
   struct Case {
     std::string name;
     const Scene* scene;
     CudaOptions options;
     SolverSettings settings;
+    Kernel kernel;
   };
-  std::vector<Case> cases = {{"cloth16 1 lane", &cloth16, grid(1, 64), implicit},
-                             {"cloth16 4 lanes", &cloth16, grid(4, 256), implicit},
-                             {"volume10 2 lanes", &volume10, grid(2, 512), implicit},
-                             {"cloth32 auto", &cloth32, CudaOptions{}, implicit},
-                             {"volume26 auto", &volume26, CudaOptions{}, implicit}};
+  std::vector<Case> cases = {{"cloth16 1 lane", &cloth16, grid(1, 64), implicit, kRows},
+                             {"cloth16 4 lanes", &cloth16, grid(4, 256), implicit, kRows},
+                             {"volume10 2 lanes", &volume10, grid(2, 512), implicit, kRows},
+                             {"cloth32 auto", &cloth32, CudaOptions{}, implicit, kRows},
+                             {"volume26 auto", &volume26, CudaOptions{}, implicit, kRows}};
   CudaOptions o = grid(2, 512);
   o.stage_rows = false;
-  cases.push_back({"volume10 halos only", &volume10, o, implicit});
+  o.stage_halo = 1;
+  cases.push_back({"volume10 halos only", &volume10, o, implicit, kHalos});
   o = grid(4, 256);
   o.stage_halo = -1;
-  cases.push_back({"cloth16 unstaged", &cloth16, o, implicit});
+  cases.push_back({"cloth16 unstaged", &cloth16, o, implicit, kUnstaged});
   o = grid(4, 256);
   o.whole_cg_interval = 3;
-  cases.push_back({"cloth16 launches of 3", &cloth16, o, implicit});
+  cases.push_back({"cloth16 launches of 3", &cloth16, o, implicit, kRows});
   o = grid(4, 256);
   o.float4_layout = false;
-  cases.push_back({"cloth16 float3", &cloth16, o, implicit});
+  cases.push_back({"cloth16 float3", &cloth16, o, implicit, kRows});
   o = grid(4, 256);
   o.warm_start = true;
-  cases.push_back({"cloth16 warm", &cloth16, o, implicit});
+  cases.push_back({"cloth16 warm", &cloth16, o, implicit, kRows});
   SolverSettings capped = implicit;
   capped.max_iterations = 2;
-  cases.push_back({"cloth16 cap 2", &cloth16, grid(4, 256), capped});
+  cases.push_back({"cloth16 cap 2", &cloth16, grid(4, 256), capped, kRows});
+  SolverSettings fixed = implicit;
+  fixed.tolerance = 0.0f;
+  fixed.max_iterations = 30;
+  cases.push_back({"volume10 tolerance 0", &volume10, grid(2, 512), fixed, kRows});
   constexpr int kSteps = 20;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -79,6 +88,10 @@ TEST(ScalarsAhead, FollowsTheDividedChain) {
       runs[ahead] = runSteps(*gpu, *c.scene, c.settings, kSteps);
       ASSERT_TRUE(runs[ahead].ok) << runs[ahead].error;
       EXPECT_TRUE(cudaSingleReduction(*gpu));
+      EXPECT_EQ(cudaScalarsAhead(*gpu), ahead);
+      bool rows = false;
+      const bool staged = cudaStagedHalo(*gpu, nullptr, &rows);
+      EXPECT_EQ(staged ? (rows ? kRows : kHalos) : kUnstaged, c.kernel);
     }
     ASSERT_EQ(runs[0].stats.size(), size_t(kSteps));
     ASSERT_EQ(runs[1].stats.size(), size_t(kSteps));
@@ -87,6 +100,9 @@ TEST(ScalarsAhead, FollowsTheDividedChain) {
       const StepStats &a = runs[0].stats[k], &b = runs[1].stats[k];
       EXPECT_EQ(a.cg_converged, b.cg_converged) << "step " << k;
       EXPECT_LE(std::abs(a.cg_iterations - b.cg_iterations), 1) << "step " << k;
+      EXPECT_NEAR(a.cg_residual, b.cg_residual, 1e-6 * std::max(1.0f, a.cg_residual))
+          << "step " << k;
+      if (c.settings.tolerance == 0.0f && k > 0) EXPECT_EQ(b.cg_iterations, 30) << "step " << k;
       differing += a.cg_iterations != b.cg_iterations;
     }
     const double extent = extentOf(c.scene->state);
