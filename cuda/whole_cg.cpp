@@ -51,6 +51,9 @@ Status WholeCg::solve(int start_count, float tolerance, int max_iterations) {
                                c.args.scalars, tolerance, max_iterations, c.args.cg.dv,
                                c.args.model.particles, c.float4_layout ? 16 : 12));
   WholeCgArgs args = c.args;
+  // item 44 stops on r·r <= target²: a negative tolerance (whose target no |r| reaches, as on the
+  // CPU) takes the square root's comparison instead
+  args.scalars_ahead = c.args.scalars_ahead && tolerance >= 0.0f;
   if (c.interval <= 0) {
     args.iteration_budget = 0;
     HOOKE_CUDA_TRY(launch(args));

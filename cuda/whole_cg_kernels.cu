@@ -732,11 +732,13 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   if constexpr (kEarly) {
     const uint32_t rows = blockDim.x / uint32_t(a.lanes);
     kept.base = own.base + 9 * size_t(rows);
-    // rounded up to 8 bytes for float2 (stagedHaloBytes counts a float for it), as an offset
-    // from the pointer, so the compiler still sees shared memory (a pointer rebuilt from an
-    // integer became generic loads and stores)
-    float* const end = kept.base + (keep_rows ? 9 * size_t(rows) : 0);
-    inverses = end + ((reinterpret_cast<uintptr_t>(end) & 7u) != 0 ? 1 : 0);
+    // rounded up to 8 bytes for float2 (stagedHaloBytes counts a float for it). The pointer rebuilt
+    // from an integer compiles to generic loads and stores; as an offset from the kept area's
+    // pointer (ld.shared, st.shared) it measured 2 % slower at volume 41 and 2 % faster at cloth
+    // 64 (docs/PERFORMANCE.md, "Items 43 and 44"), so it stays generic
+    const uintptr_t end =
+        reinterpret_cast<uintptr_t>(kept.base + (keep_rows ? 9 * size_t(rows) : 0));
+    inverses = reinterpret_cast<float*>((end + 7) & ~uintptr_t(7));
     if (shared_inverses) {
       // slot j's block is read only by the thread that writes it here (the fill's stride)
       for (uint32_t j = threadIdx.x; j < stage_count; j += blockDim.x) {
@@ -968,7 +970,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     if (a.scalars_ahead) {
       // item 44: the stop from r'·r' against target², and β' and η from 1/γ and 1/α formed
       // after the iteration before, while the rows ran: one division after the sums, not three
-      if (target >= 0.0 && sums[2] <= target * target) {  // a negative target never converges
+      if (sums[2] <= target * target) {
         converged = 1;
         done = 1;
         break;

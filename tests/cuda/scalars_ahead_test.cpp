@@ -114,5 +114,31 @@ TEST(ScalarsAhead, FollowsTheDividedChain) {
   }
 }
 
+// A negative tolerance: no |r| reaches its target, on the CPU or with the square root's
+// comparison; item 44's r'·r' <= target² would, so the solve takes the comparison there. No solve
+// is reported as converged and every one past the first runs to the cap of 12, item 44 on and off
+TEST(ScalarsAhead, NegativeToleranceNeverConverges) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  SolverSettings settings = settingsFor(Integrator::kImplicit);
+  settings.tolerance = -1e-4f;
+  settings.max_iterations = 12;
+  const Scene cloth = makeCloth(16, {});
+  for (bool ahead : {false, true}) {
+    SCOPED_TRACE(ahead ? "item 44 on" : "item 44 off");
+    CudaOptions o = grid(4, 256);
+    o.scalars_ahead = ahead;
+    HOOKE_CUDA_OR_SKIP(gpu, o);
+    const Trajectory run = runSteps(*gpu, cloth, settings, 4);
+    ASSERT_TRUE(run.ok) << run.error;
+    EXPECT_EQ(cudaScalarsAhead(*gpu), ahead);
+    ASSERT_EQ(run.stats.size(), 4u);
+    for (size_t k = 0; k < 4; ++k) {
+      // (from rest the first solve may end at a breakdown once r is at float's noise)
+      if (k > 0) EXPECT_EQ(run.stats[k].cg_iterations, 12) << "step " << k;
+      EXPECT_FALSE(run.stats[k].cg_converged) << "step " << k;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hooke
