@@ -242,6 +242,15 @@ inline void expectSameBitsAndIterations(const Trajectory& a, const Trajectory& b
   }
 }
 
+// The cooperative grid path with `lanes` gather lanes in blocks of `block` threads
+inline CudaOptions gridOptions(int lanes, int block) {
+  CudaOptions o;
+  o.cg_path = CgPath::kGrid;
+  o.gather_lanes = lanes;
+  o.grid_block = block;
+  return o;
+}
+
 // The launched path in the plain launch order: at small sizes item 21's dependent launches would
 // otherwise keep item 26's update and direction kernels apart
 inline CudaOptions launchedInPlainOrder() {

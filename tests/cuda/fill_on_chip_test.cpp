@@ -28,14 +28,6 @@ bool stagedRowsRun(const Backend& backend) {
   return rows;
 }
 
-CudaOptions grid(int lanes, int block) {
-  CudaOptions o;
-  o.cg_path = CgPath::kGrid;
-  o.gather_lanes = lanes;
-  o.grid_block = block;
-  return o;
-}
-
 // `options` with item 43 off, with the P⁻¹ blocks alone, the own rows alone and both: each run
 // checked to be on item 27's kernel and to run the bits asked for, all four giving the same bytes
 // and iterations
@@ -80,27 +72,28 @@ TEST(FillOnChip, GivesTheGlobalFillsBitsAndIterations) {
     SolverSettings settings;
     int steps;
   };
-  std::vector<Case> cases = {{"cloth16 1 lane", &cloth16, grid(1, 64), implicit, 20},
-                             {"cloth16 4 lanes", &cloth16, grid(4, 256), implicit, 20},
-                             {"volume10 2 lanes", &volume10, grid(2, 512), implicit, 20},
+  std::vector<Case> cases = {{"cloth16 1 lane", &cloth16, gridOptions(1, 64), implicit, 20},
+                             {"cloth16 4 lanes", &cloth16, gridOptions(4, 256), implicit, 20},
+                             {"volume10 2 lanes", &volume10, gridOptions(2, 512), implicit, 20},
                              {"cloth32 auto", &cloth32, CudaOptions{}, implicit, 10},
                              {"volume26 auto", &volume26, CudaOptions{}, implicit, 10},
-                             {"cloth64 many blocks", &cloth64, grid(16, 256), implicit, 5}};
-  CudaOptions o = grid(4, 256);
+                             {"cloth64 many blocks", &cloth64, gridOptions(16, 256), implicit, 5}};
+  CudaOptions o = gridOptions(4, 256);
   o.whole_cg_interval = 3;
   cases.push_back({"cloth16 launches of 3", &cloth16, o, implicit, 20});
-  o = grid(4, 256);
+  o = gridOptions(4, 256);
   o.warm_start = true;
   cases.push_back({"cloth16 warm", &cloth16, o, implicit, 20});
-  o = grid(4, 256);
+  o = gridOptions(4, 256);
   o.float4_layout = false;
   cases.push_back({"cloth16 float3", &cloth16, o, implicit, 20});
   cases.push_back(
-      {"volume10 newton", &volume10, grid(2, 512), settingsFor(Integrator::kNewton), 10});
-  cases.push_back({"cloth16 bdf2", &cloth16, grid(4, 256), settingsFor(Integrator::kBdf2), 10});
+      {"volume10 newton", &volume10, gridOptions(2, 512), settingsFor(Integrator::kNewton), 10});
+  cases.push_back(
+      {"cloth16 bdf2", &cloth16, gridOptions(4, 256), settingsFor(Integrator::kBdf2), 10});
   SolverSettings capped = implicit;
   capped.max_iterations = 2;
-  cases.push_back({"cloth16 cap 2", &cloth16, grid(4, 256), capped, 20});
+  cases.push_back({"cloth16 cap 2", &cloth16, gridOptions(4, 256), capped, 20});
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     expectEveryLevelKeepsBits(c.options, *c.scene, c.settings, c.steps);
@@ -116,7 +109,7 @@ TEST(FillOnChip, ShortSolvesOnOneAndFourLanes) {
   const Scene cloth = makeCloth(16, {});
   for (int lanes : {1, 4}) {
     SCOPED_TRACE(std::to_string(lanes) + " lanes");
-    CudaOptions o = grid(lanes, lanes == 1 ? 64 : 256);
+    CudaOptions o = gridOptions(lanes, lanes == 1 ? 64 : 256);
     o.fill_on_chip = 0;
     HOOKE_CUDA_OR_SKIP(global, o);
     o.fill_on_chip = kFillInverses | kFillRows;

@@ -19,14 +19,6 @@ namespace {
 
 using namespace cuda_test;
 
-CudaOptions grid(int lanes, int block) {
-  CudaOptions o;
-  o.cg_path = CgPath::kGrid;
-  o.gather_lanes = lanes;
-  o.grid_block = block;
-  return o;
-}
-
 // The products round differently from the divisions only in the last bit of a double, before β'
 // and α' are rounded to float, so item 44 on and off follow each other: the same stop in every
 // step (converged or not, within one iteration), the same residual to 1e-6 and states within 1e-6
@@ -47,34 +39,34 @@ TEST(ScalarsAhead, FollowsTheDividedChain) {
     SolverSettings settings;
     Kernel kernel;
   };
-  std::vector<Case> cases = {{"cloth16 1 lane", &cloth16, grid(1, 64), implicit, kRows},
-                             {"cloth16 4 lanes", &cloth16, grid(4, 256), implicit, kRows},
-                             {"volume10 2 lanes", &volume10, grid(2, 512), implicit, kRows},
+  std::vector<Case> cases = {{"cloth16 1 lane", &cloth16, gridOptions(1, 64), implicit, kRows},
+                             {"cloth16 4 lanes", &cloth16, gridOptions(4, 256), implicit, kRows},
+                             {"volume10 2 lanes", &volume10, gridOptions(2, 512), implicit, kRows},
                              {"cloth32 auto", &cloth32, CudaOptions{}, implicit, kRows},
                              {"volume26 auto", &volume26, CudaOptions{}, implicit, kRows}};
-  CudaOptions o = grid(2, 512);
+  CudaOptions o = gridOptions(2, 512);
   o.stage_rows = false;
   o.stage_halo = 1;
   cases.push_back({"volume10 halos only", &volume10, o, implicit, kHalos});
-  o = grid(4, 256);
+  o = gridOptions(4, 256);
   o.stage_halo = -1;
   cases.push_back({"cloth16 unstaged", &cloth16, o, implicit, kUnstaged});
-  o = grid(4, 256);
+  o = gridOptions(4, 256);
   o.whole_cg_interval = 3;
   cases.push_back({"cloth16 launches of 3", &cloth16, o, implicit, kRows});
-  o = grid(4, 256);
+  o = gridOptions(4, 256);
   o.float4_layout = false;
   cases.push_back({"cloth16 float3", &cloth16, o, implicit, kRows});
-  o = grid(4, 256);
+  o = gridOptions(4, 256);
   o.warm_start = true;
   cases.push_back({"cloth16 warm", &cloth16, o, implicit, kRows});
   SolverSettings capped = implicit;
   capped.max_iterations = 2;
-  cases.push_back({"cloth16 cap 2", &cloth16, grid(4, 256), capped, kRows});
+  cases.push_back({"cloth16 cap 2", &cloth16, gridOptions(4, 256), capped, kRows});
   SolverSettings fixed = implicit;
   fixed.tolerance = 0.0f;
   fixed.max_iterations = 30;
-  cases.push_back({"volume10 tolerance 0", &volume10, grid(2, 512), fixed, kRows});
+  cases.push_back({"volume10 tolerance 0", &volume10, gridOptions(2, 512), fixed, kRows});
   constexpr int kSteps = 20;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -125,7 +117,7 @@ TEST(ScalarsAhead, NegativeToleranceNeverConverges) {
   const Scene cloth = makeCloth(16, {});
   for (bool ahead : {false, true}) {
     SCOPED_TRACE(ahead ? "item 44 on" : "item 44 off");
-    CudaOptions o = grid(4, 256);
+    CudaOptions o = gridOptions(4, 256);
     o.scalars_ahead = ahead;
     HOOKE_CUDA_OR_SKIP(gpu, o);
     const Trajectory run = runSteps(*gpu, cloth, settings, 4);
