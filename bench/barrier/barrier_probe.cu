@@ -14,6 +14,14 @@ __device__ __forceinline__ double warpAllSum(double v) {
     v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
+// The warp's total of up to 160 block partials, 5 a lane (lane + 32 k), past nb counting 0
+__device__ __forceinline__ double lanesTotal(const double (&xs)[5], int lane, unsigned nb) {
+  double t = 0;
+#pragma unroll
+  for (int k = 0; k < 5; ++k)
+    t += 32 * k + lane < int(nb) ? xs[k] : 0.0;
+  return warpAllSum(t);
+}
 __device__ __forceinline__ void redRelease(unsigned* p, unsigned v) {
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
@@ -138,11 +146,7 @@ __global__ void __launch_bounds__(512, 1) probe(int iters, unsigned* counter, do
           if (lane == 0) asm volatile("fence.acq_rel.gpu;" ::: "memory");
           __syncwarp();
         }
-        double t = 0;
-#pragma unroll
-        for (int k = 0; k < 5; ++k)
-          t += 32 * k + lane < int(nb) ? xs[k] : 0.0;
-        t = warpAllSum(t);
+        const double t = lanesTotal(xs, lane, nb);  // every lane: a warp-wide butterfly
         if (lane == 0) totals[warp] = t;
       }
       __syncthreads();
@@ -204,17 +208,13 @@ __global__ void __launch_bounds__(512, 1) probe(int iters, unsigned* counter, do
     if constexpr (S && V != 7) {
       if (warp < 3) {
         const double* base = partials + ((it & 1) * 3 + warp) * stride;
-        double t = 0;
         double xs[5];
 #pragma unroll
         for (int k = 0; k < 5; ++k) {
           const int b = 32 * k + lane;
           xs[k] = __ldcg(base + (b < int(nb) ? b : int(nb) - 1));
         }
-#pragma unroll
-        for (int k = 0; k < 5; ++k)
-          t += 32 * k + lane < int(nb) ? xs[k] : 0.0;
-        t = warpAllSum(t);
+        const double t = lanesTotal(xs, lane, nb);
         if (lane == 0) totals[warp] = t;
       }
       __syncthreads();
