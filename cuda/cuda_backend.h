@@ -361,7 +361,8 @@ bool cudaStagedHalo(const Backend& backend, bool* entries = nullptr, bool* rows 
 // (item 31) rather than a block and a slot per entry; false when it does not stage entries.
 bool cudaStagedSprings(const Backend& backend);
 
-// Whether a loaded CUDA backend's item 14 kernel forms its scalars on item 44's shorter chain.
+// Whether a loaded CUDA backend's item 14 kernel forms its scalars on item 44's shorter chain (its
+// solves with a negative tolerance take the square root's comparison regardless).
 bool cudaScalarsAhead(const Backend& backend);
 
 // What a loaded CUDA backend's item 27 fill holds in shared memory (item 43): kFillInverses and
