@@ -312,6 +312,7 @@ class CudaBackend final : public Backend {
   bool stagedRowsInUse() const { return stagedEntriesInUse() && whole_.stagedRows(); }
   bool stagedSpringsInUse() const { return stagedEntriesInUse() && whole_.stagedSprings(); }
   bool scalarsAheadInUse() const { return singleReductionInUse() && whole_.scalarsAhead(); }
+  bool rowsInRegistersInUse() const { return stagedRowsInUse() && whole_.rowsInRegisters(); }
   int fillOnChipInUse() const {
     if (!stagedRowsInUse()) return 0;
     return (whole_.fillInverses() ? kFillInverses : 0) | (whole_.fillKeptRows() ? kFillRows : 0);
@@ -1140,6 +1141,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   cuda::StagedHalo halo;
   bool stage_rows = false;                             // item 27
   bool fill_kept_rows = false, fill_inverses = false;  // item 43
+  bool rows_in_registers = false;                      // item 45
   uint32_t spring_slots = 0;  // item 31: > 0 where the block's springs are staged once each
   int stage_carveout = -1;  // what the last prepareStagedKernel below set: the launch sets it again
   const double row_entries = n > 0 ? 2.0 * double(springs) / double(n) : 0.0;
@@ -1163,13 +1165,15 @@ Status CudaBackend::load(const Model& model, const State& state) {
     // (with the entries too when they fit, else the halos only)
     const int grid = whole_launch_.grid, sms = props_.multiProcessorCount;
     const uint32_t own_rows = static_cast<uint32_t>(whole_launch_.block / whole_lanes_);
+    // item 45: item 27's rows on one lane keep their values in registers (no own rows' area)
+    const bool registers_wanted = options_.rows_in_registers && whole_lanes_ == 1;
     auto fitsAs = [&](uint32_t entry_slots, bool rows, uint32_t springs_once, bool kept_rows,
                       bool inverses) {
       int per_sm = 0;
       const cudaError_t prepared = cuda::prepareStagedKernel(
-          options_.float4_layout, rows, whole_launch_.block,
+          options_.float4_layout, rows, rows && registers_wanted, whole_launch_.block,
           cuda::stagedHaloBytes(halo.slots, entry_slots, rows ? own_rows : 0u, springs_once,
-                                kept_rows, inverses),
+                                kept_rows, inverses, rows && registers_wanted),
           (grid + sms - 1) / sms, options_.prefer_l1, &per_sm, &stage_carveout);
       cudaGetLastError();
       return prepared == cudaSuccess && size_t(per_sm) * size_t(sms) >= size_t(grid);
@@ -1179,7 +1183,11 @@ Status CudaBackend::load(const Model& model, const State& state) {
     auto fits = [&](uint32_t entry_slots, bool rows, uint32_t springs_once = 0) {
       const int automatic =
           kFillInverses | (own_rows >= uint32_t(kFillRowsMinRows) ? kFillRows : 0);
-      const int wanted = !rows ? 0 : options_.fill_on_chip < 0 ? automatic : options_.fill_on_chip;
+      // (with item 45 the own rows are kept in registers: bit kFillRows has nothing to keep)
+      const int wanted = (!rows                       ? 0
+                          : options_.fill_on_chip < 0 ? automatic
+                                                      : options_.fill_on_chip) &
+                         (registers_wanted ? ~kFillRows : ~0);
       const int tries[3] = {wanted, wanted & kFillInverses, wanted & kFillRows};
       for (int k = 0; k < 3; ++k) {
         const int bits = tries[k];
@@ -1220,6 +1228,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
     }
     fill_kept_rows = fill_kept_rows && stage_rows;
     fill_inverses = fill_inverses && stage_rows;
+    rows_in_registers = registers_wanted && stage_rows;
   }
   if (spring_slots == 0) {  // item 31's lists only where they are used
     halo.spring_start.clear();
@@ -1454,6 +1463,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.lane_sums = options_.lane_sums;
   whole.args.scalars_ahead = options_.scalars_ahead;
   whole.args.fill_kept_rows = fill_kept_rows;
+  whole.args.rows_in_registers = rows_in_registers;
   whole.args.fill_inverses = fill_inverses;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
@@ -2043,6 +2053,11 @@ bool cudaScalarsAhead(const Backend& backend) {
 int cudaFillOnChip(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr ? cuda->fillOnChipInUse() : 0;
+}
+
+bool cudaRowsInRegisters(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->rowsInRegistersInUse();
 }
 
 int cudaGridBlock(const Backend& backend) {

@@ -205,6 +205,17 @@ struct CudaOptions {
   // square root and three. Rounds differently from the divisions in the last bit of a double (β'
   // and α' are then rounded to float).
   bool scalars_ahead = true;
+  // Item 45, item 27's kernel with its rows on one lane (blocks of as many rows as threads: cloth
+  // 256 and volume 64 on the H200): the thread that gathers row t of its block is the thread whose
+  // first round of the fill forms slot t, so the row's s', r' and u go from the fill to the finish
+  // in registers, and its r', w' and s' from the finish to the next fill (they are still stored
+  // for the other blocks and the next launch). The block then needs no own rows' area in shared
+  // memory (36 bytes per row; item 43's kept rows are these registers), which leaves room for item
+  // 43's P⁻¹ blocks beside item 31's springs at volume 64, and the loads issued right after each
+  // grid barrier, beside the partials', are the first round of the other blocks' slots instead of
+  // the block's own (cloth 256 used to load them after the scalars, in a second round).
+  // The same bits.
+  bool rows_in_registers = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the
@@ -368,6 +379,10 @@ bool cudaScalarsAhead(const Backend& backend);
 // What a loaded CUDA backend's item 27 fill holds in shared memory (item 43): kFillInverses and
 // kFillRows as they fitted; 0 when item 27 does not run.
 int cudaFillOnChip(const Backend& backend);
+
+// Whether a loaded CUDA backend's item 27 rows keep their values in registers (item 45: rows on
+// one lane); false when item 27 does not run.
+bool cudaRowsInRegisters(const Backend& backend);
 
 // Entries whose loads each lane of the launched q = A p issues together (item 16: 1, 3 or 4) in a
 // loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is

@@ -403,6 +403,12 @@ struct WholeCgArgs {
   // every slot in every iteration
   bool fill_kept_rows = false;
   bool fill_inverses = false;
+  // item 27's kernel with its rows on one lane (item 45): thread t's own row (slot t) keeps its
+  // s', r', u and its r', w', s' in registers between the fill and the finish and from one
+  // iteration to the next, so the block has no own rows' area in shared memory (nor item 43's
+  // kept rows), and the loads right after the barrier are the other blocks' slots. false: the own
+  // rows' area (9 floats per row), the first round of slots after the barrier
+  bool rows_in_registers = false;
   // item 14's kernel (item 44): after the grid-wide sums the stop is r'·r' <= target² and β', η
   // take 1/γ and 1/α formed after the iteration before; false: √(r'·r') <= target and three
   // divisions, as the other paths form them
@@ -431,9 +437,11 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
 // Shared memory a staged grid block (item 18) needs for a halo of `slots` particles and
 // `entry_slots` staged entries (with item 31, `spring_slots` > 0: that many springs' blocks and a
 // 4-byte word per entry), and with item 27 its `own_rows` rows (0 without), with item 43
-// (item 27 only) their r', w', s' kept (`kept_rows`) and every slot's P⁻¹ block (`inverses`).
+// (item 27 only) their r', w', s' kept (`kept_rows`) and every slot's P⁻¹ block (`inverses`);
+// with item 45 (`rows_in_registers`) no own rows' area and no kept rows.
 size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
-                       uint32_t spring_slots = 0, bool kept_rows = false, bool inverses = false);
+                       uint32_t spring_slots = 0, bool kept_rows = false, bool inverses = false,
+                       bool rows_in_registers = false);
 
 // Readies item 18's kernel for blocks of `block` threads staging halo_bytes each: with prefer_l1
 // the smallest shared-memory carve-out that holds wanted_per_sm such blocks per multiprocessor
@@ -441,10 +449,10 @@ size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
 // resident, for the cooperative launch; *carveout: the carve-out set (launchWholeCg sets it, and
 // the dynamic shared memory limit, again before each staged launch: kernel attributes are shared
 // by every backend of the process).
-// rows: item 27's kernel.
-cudaError_t prepareStagedKernel(bool float4_layout, bool rows, int block, size_t halo_bytes,
-                                int wanted_per_sm, bool prefer_l1, int* blocks_per_sm,
-                                int* carveout);
+// rows: item 27's kernel; registers: its item 45 form (rows on one lane).
+cudaError_t prepareStagedKernel(bool float4_layout, bool rows, bool registers, int block,
+                                size_t halo_bytes, int wanted_per_sm, bool prefer_l1,
+                                int* blocks_per_sm, int* carveout);
 
 // Shared memory one block needs for `particles` (the directions and z, packed float3).
 size_t wholeCgSharedBytes(uint32_t particles);

@@ -32,6 +32,7 @@ cudaError_t WholeCg::launch(WholeCgArgs args) {
       a->stage_slots = 0;
       a->stage_entry_slots = 0;
       a->stage_rows = false;
+      a->rows_in_registers = false;
     }
     e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
                       plan_.ablation, args);

@@ -35,6 +35,7 @@ class WholeCg {
   bool scalarsAhead() const { return plan_.args.scalars_ahead; }  // item 44 (item 14's kernel)
   bool fillKeptRows() const { return stagedRows() && plan_.args.fill_kept_rows; }  // item 43
   bool fillInverses() const { return stagedRows() && plan_.args.fill_inverses; }
+  bool rowsInRegisters() const { return stagedRows() && plan_.args.rows_in_registers; }  // 45
 
   // Starts the solve of A Δv = b that the prepare kernels set up (start_count partial sums of b·b
   // and r·z). With interval 0 nothing waits: one launch does every iteration and the scalars are

@@ -632,7 +632,7 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 // three (the partials; the halo's inputs; the rows' own inputs). The same expressions on the same
 // values, so the same bits as kStaged alone.
 template <bool F4, int kAblate, int kHeld, bool kStaged = false, bool kEarly = false,
-          bool kSharedWalk = false, int kWords = 0>
+          bool kSharedWalk = false, int kWords = 0, bool kOwnInRegisters = false>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   static_assert(!kEarly || kStaged, "item 27 runs on item 18's staged kernel");
   constexpr bool kPairedWalk = kEarly && kSharedWalk;  // item 30: item 27's entries are staged
@@ -704,16 +704,23 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     }
   }
   // item 27: this block's own rows (the halo's first own_rows slots) as the fill left them, 9
-  // floats each (s', r', u = P⁻¹ r), and what the thread's row keeps in registers
+  // floats each (s', r', u = P⁻¹ r), and what the thread's row keeps in registers.
+  // Item 45 (rows on one lane, a.rows_in_registers): thread t's row is the block's own row t in
+  // slot t, which the fill's first round gives thread t too. Its s', r' and u then stay in
+  // registers from the fill to the finish and its r', w', s' from the finish to the next fill:
+  // no `own` area in shared memory, and the loads right after the barrier (`next`) are the first
+  // round of the other blocks' slots, own_rows + t, instead of the block's own.
   SharedVectors own{nullptr};
-  uint32_t own_rows = 0, slot_particle = 0, own_row = 0, own_slot = 0;
+  uint32_t own_rows = 0, slot_particle = 0, own_row = 0, own_slot = 0, ahead_slot = threadIdx.x;
   float own_mask = 0.0f, own_diag = 0.0f;
   glm::vec3 own_p(0.0f), own_dv(0.0f);
+  constexpr bool in_registers = kEarly && kOwnInRegisters;  // a.rows_in_registers
   if constexpr (kEarly) {
     const uint32_t rows = blockDim.x / uint32_t(a.lanes), begin = blockIdx.x * rows;
     own_rows = begin < n ? min(rows, n - begin) : 0u;
     own.base = halo.base + 3 * size_t(a.stage_slots);
-    if (threadIdx.x < stage_count) slot_particle = __ldg(a.stage_halo + stage_begin + threadIdx.x);
+    if (in_registers) ahead_slot += own_rows;
+    if (ahead_slot < stage_count) slot_particle = __ldg(a.stage_halo + stage_begin + ahead_slot);
     own_row = g.first + g.group;                 // one round of rows: the thread's only row
     own_slot = threadIdx.x / uint32_t(a.lanes);  // its slot: own_row − the block's first row
     if (own_row < n) {
@@ -725,13 +732,14 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   }
   // item 43, after `own` in shared memory: the own rows' r', w', s' as the finish formed them
   // (keep_rows; 9 floats per row of the block), then every slot's P⁻¹ block (inverses; 6 floats)
-  const bool keep_rows = kEarly && a.fill_kept_rows;
+  // (item 45 needs neither area: the own rows' values stay in registers)
+  const bool keep_rows = kEarly && a.fill_kept_rows && !in_registers;
   const bool shared_inverses = kEarly && a.fill_inverses;
   SharedVectors kept{nullptr};
   float* inverses = nullptr;
   if constexpr (kEarly) {
     const uint32_t rows = blockDim.x / uint32_t(a.lanes);
-    kept.base = own.base + 9 * size_t(rows);
+    kept.base = own.base + (in_registers ? 0 : 9 * size_t(rows));
     // rounded up to 8 bytes for float2 (stagedHaloBytes counts a float for it). The pointer rebuilt
     // from an integer compiles to generic loads and stores; as an offset from the kept area's
     // pointer (ld.shared, st.shared) it measured 2 % slower at volume 41 and 2 % faster at cloth
@@ -811,6 +819,13 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   };
   // (slot: j's place in the halo; item 43 reads its block from there, and with `kept` an own
   // row's r, w, s from where the finish left them)
+  auto slotInverse = [&](uint32_t j, uint32_t slot) {
+    if (shared_inverses) {
+      const float2* e = reinterpret_cast<const float2*>(inverses) + 3 * size_t(slot);
+      return SymmetricEntries{{e[0], e[1], e[2]}};
+    }
+    return loadSymmetricEntries(sys.inv_diag, j);
+  };
   auto slotInputs = [&](uint32_t j, uint32_t slot, bool odd_in, bool kept_rows = false) {
     SlotInputs in;
     if (kept_rows && slot < own_rows) {
@@ -822,17 +837,18 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       in.w = (odd_in ? W1 : W0).get(j);
       in.s = (odd_in ? S1 : S0).get(j);
     }
-    if (shared_inverses) {
-      const float2* e = reinterpret_cast<const float2*>(inverses) + 3 * size_t(slot);
-      in.inv = SymmetricEntries{{e[0], e[1], e[2]}};
-    } else {
-      in.inv = loadSymmetricEntries(sys.inv_diag, j);
-    }
+    in.inv = slotInverse(j, slot);
     return in;
   };
-  SlotInputs next{};
+  // item 45: `mine`, the thread's own row's inputs (its P⁻¹ block loaded with the other blocks'
+  // slots after each barrier), and `own_s`, `own_r`, `own_u`, `own_u_old`: what the fill formed of
+  // them for the row and its finish
+  SlotInputs next{}, mine{};
+  glm::vec3 own_s(0.0f), own_r(0.0f), own_u(0.0f), own_u_old(0.0f);
   if constexpr (kEarly) {
-    if (threadIdx.x < stage_count) next = slotInputs(slot_particle, threadIdx.x, iterations & 1);
+    if (ahead_slot < stage_count) next = slotInputs(slot_particle, ahead_slot, iterations & 1);
+    if (in_registers && threadIdx.x < own_rows)
+      mine = slotInputs(own_row, threadIdx.x, iterations & 1);
   }
 
   // item 44: what the scalars after the sums divide by, formed an iteration ahead
@@ -872,15 +888,24 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         const glm::vec3 sj = first ? in.w : axpy(beta, in.s, in.w);
         const glm::vec3 rj = axpy(-alpha, sj, in.r);
         const glm::mat3 inv = symmetricFrom(in.inv);
-        halo.set(j, applyMatrix(inv, rj));
+        const glm::vec3 uj = applyMatrix(inv, rj);
+        halo.set(j, uj);
         if (j < own_rows) {
-          own.set(3 * j, sj);
-          own.set(3 * j + 1, rj);
-          own.set(3 * j + 2, applyMatrix(inv, in.r));
+          if (in_registers) {  // item 45: j is this thread's own row's slot
+            own_s = sj;
+            own_r = rj;
+            own_u = uj;
+            own_u_old = applyMatrix(inv, in.r);
+          } else {
+            own.set(3 * j, sj);
+            own.set(3 * j + 1, rj);
+            own.set(3 * j + 2, applyMatrix(inv, in.r));
+          }
         }
       };
-      if (threadIdx.x < stage_count) fill(threadIdx.x, next);
-      for (uint32_t j = threadIdx.x + blockDim.x; j < stage_count; j += blockDim.x)
+      if (in_registers && threadIdx.x < own_rows) fill(threadIdx.x, mine);
+      if (ahead_slot < stage_count) fill(ahead_slot, next);
+      for (uint32_t j = ahead_slot + blockDim.x; j < stage_count; j += blockDim.x)
         fill(j, slotInputs(__ldg(a.stage_halo + stage_begin + j), j, odd));
       __syncthreads();
     }
@@ -895,9 +920,15 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       Row r;
       if constexpr (kEarly) {
         r.mask = own_mask;  // i == own_row
-        r.si = own.get(3 * own_slot);
-        r.ri = own.get(3 * own_slot + 1);
-        r.ui = halo.get(own_slot);
+        if (in_registers) {
+          r.si = own_s;
+          r.ri = own_r;
+          r.ui = own_u;
+        } else {
+          r.si = own.get(3 * own_slot);
+          r.ri = own.get(3 * own_slot + 1);
+          r.ui = halo.get(own_slot);
+        }
       } else {
         r.mask = readOnly<kAblate>(m.free_mask + i);
         r.si = direction(i);
@@ -912,7 +943,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       glm::vec3 u_old, p_before, dv_before;
       float diag;
       if constexpr (kEarly) {
-        u_old = own.get(3 * own_slot + 2);
+        u_old = in_registers ? own_u_old : own.get(3 * own_slot + 2);
         p_before = own_p;
         dv_before = own_dv;
         diag = own_diag;
@@ -942,6 +973,11 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
           kept.set(3 * own_slot + 1, wi);
           kept.set(3 * own_slot + 2, r.si);
         }
+        if (in_registers) {  // item 45: likewise, in this thread's registers
+          mine.r = r.ri;
+          mine.w = wi;
+          mine.s = r.si;
+        }
       }
       if (spread) {
         // item 35: lane k of the row forms sum k (lanes past the third: sum 0, never read)
@@ -957,10 +993,13 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         sums, a.reduction.partials + 3 * (iterations & 1) * a.reduction.stride, a.reduction.stride,
         [&] {
           // item 27: the next fill's first round, from what this iteration wrote (r', w', s';
-          // item 43: the own rows' from shared memory, where the finish left them)
+          // item 43: the own rows' from shared memory, where the finish left them; item 45: the
+          // other blocks' slots, and the own row's P⁻¹ block)
           if constexpr (kEarly) {
-            if (threadIdx.x < stage_count)
-              next = slotInputs(slot_particle, threadIdx.x, !odd, keep_rows);
+            if (ahead_slot < stage_count)
+              next = slotInputs(slot_particle, ahead_slot, !odd, keep_rows);
+            if (in_registers && threadIdx.x < own_rows)
+              mine.inv = slotInverse(own_row, threadIdx.x);
           }
         },
         a.split_sums, arrived, spread ? g.lanes : 1u);
@@ -1060,11 +1099,14 @@ __global__ void __launch_bounds__(kGridMaxThreads, 1)
 // holding the three walks spilled).
 enum RowsWalk { kWalkOneAtATime = 0, kWalkPairedWords = 1, kWalkPairedEntries = -1 };
 
-template <bool F4, int kWalk>
+// Each also with item 45 (kRegisters, rows on one lane), a kernel of its own: as a flag of one
+// kernel it cost the kernels on several lanes 2.5–3.5 % per iteration (volume 26 and 41, cloth
+// 64 and 128; bench/results/gpu-h200-2026-12-04-registers.json, call 1).
+template <bool F4, int kWalk, bool kRegisters>
 __global__ void __launch_bounds__(kGridMaxThreads, 1)
     singleReductionStagedRowsKernel(WholeCgArgs args) {
   wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true, kWalk != kWalkOneAtATime,
-                         kWalk>(args);
+                         kWalk, kRegisters>(args);
 }
 
 template <bool F4>
@@ -1091,23 +1133,29 @@ KernelFn gridKernelFor(bool single_reduction) {
 // 14's kernel without ablation with held entries also staged (item 18), and staged with its
 // own rows through the halo (item 27, `rows`). nullptr: not compiled (held = false with a static
 // ablation, staged other than that, rows without staged, or an unknown ablation).
+template <bool F4, bool kRegisters>
+KernelFn rowsKernelFor(int walk) {
+  switch (walk) {
+    case kWalkPairedEntries:
+      return singleReductionStagedRowsKernel<F4, kWalkPairedEntries, kRegisters>;
+    case kWalkPairedWords:
+      return singleReductionStagedRowsKernel<F4, kWalkPairedWords, kRegisters>;
+    case kWalkOneAtATime:
+      return singleReductionStagedRowsKernel<F4, kWalkOneAtATime, kRegisters>;
+    default:
+      return nullptr;
+  }
+}
+
 template <bool F4>
 KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool held, bool staged,
-                   bool rows, int walk) {
+                   bool rows, int walk, bool registers) {
   if (rows && !staged) return nullptr;
+  if (registers && !rows) return nullptr;
   if (staged) {
     if (one_block || !single_reduction || !held || ablation != kAblateNone) return nullptr;
     if (!rows) return singleReductionStagedKernel<F4>;
-    switch (walk) {
-      case kWalkPairedEntries:
-        return singleReductionStagedRowsKernel<F4, kWalkPairedEntries>;
-      case kWalkPairedWords:
-        return singleReductionStagedRowsKernel<F4, kWalkPairedWords>;
-      case kWalkOneAtATime:
-        return singleReductionStagedRowsKernel<F4, kWalkOneAtATime>;
-      default:
-        return nullptr;
-    }
+    return registers ? rowsKernelFor<F4, true>(walk) : rowsKernelFor<F4, false>(walk);
   }
   if (!one_block && !held) {
     if (ablation != kAblateNone) return nullptr;
@@ -1135,21 +1183,25 @@ KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool hel
 }
 
 KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single_reduction,
-                   bool held, bool staged, bool rows = false, int walk = kWalkPairedEntries) {
-  return float4_layout
-             ? kernelFor<true>(one_block, ablation, single_reduction, held, staged, rows, walk)
-             : kernelFor<false>(one_block, ablation, single_reduction, held, staged, rows, walk);
+                   bool held, bool staged, bool rows = false, int walk = kWalkPairedEntries,
+                   bool registers = false) {
+  return float4_layout ? kernelFor<true>(one_block, ablation, single_reduction, held, staged, rows,
+                                         walk, registers)
+                       : kernelFor<false>(one_block, ablation, single_reduction, held, staged, rows,
+                                          walk, registers);
 }
 
-// The kernels a staged launch may run: item 27's three walks (rows), else item 18's kernel.
-int stagedKernels(bool float4_layout, bool rows, KernelFn (&out)[3]) {
+// The kernels a staged launch may run, into out (room for 3): item 27's three walks (rows; with
+// item 45's registers or without), else item 18's kernel. Returns how many.
+int stagedKernels(bool float4_layout, bool rows, bool registers, KernelFn* out) {
   if (!rows) {
     out[0] = kernelFor(float4_layout, false, kAblateNone, true, true, true, false);
     return 1;
   }
   const int walks[3] = {kWalkPairedEntries, kWalkPairedWords, kWalkOneAtATime};
   for (int k = 0; k < 3; ++k)
-    out[k] = kernelFor(float4_layout, false, kAblateNone, true, true, true, true, walks[k]);
+    out[k] =
+        kernelFor(float4_layout, false, kAblateNone, true, true, true, true, walks[k], registers);
   return 3;
 }
 
@@ -1160,23 +1212,25 @@ size_t wholeCgSharedBytes(uint32_t particles) {
 }
 
 size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
-                       uint32_t spring_slots, bool kept_rows, bool inverses) {
+                       uint32_t spring_slots, bool kept_rows, bool inverses,
+                       bool rows_in_registers) {
   const size_t blocks = spring_slots > 0 ? size_t(spring_slots) : size_t(entry_slots);
+  const bool own_area = own_rows > 0 && !rows_in_registers;
   const size_t kept = own_rows == 0 ? 0
-                                    : (kept_rows ? 9 * size_t(own_rows) : 0) +
+                                    : (kept_rows && own_area ? 9 * size_t(own_rows) : 0) +
                                           (inverses ? 6 * size_t(slots) + 1 : 0);
   return sizeof(float4) * blocks + sizeof(uint32_t) * size_t(entry_slots) +
-         3 * sizeof(float) * size_t(slots) + 9 * sizeof(float) * size_t(own_rows) +
+         3 * sizeof(float) * size_t(slots) + (own_area ? 9 * sizeof(float) * size_t(own_rows) : 0) +
          sizeof(float) * kept;
 }
 
-cudaError_t prepareStagedKernel(bool float4_layout, bool rows, int block, size_t halo_bytes,
-                                int wanted_per_sm, bool prefer_l1, int* blocks_per_sm,
-                                int* carveout_out) {
+cudaError_t prepareStagedKernel(bool float4_layout, bool rows, bool registers, int block,
+                                size_t halo_bytes, int wanted_per_sm, bool prefer_l1,
+                                int* blocks_per_sm, int* carveout_out) {
   *blocks_per_sm = 0;
   *carveout_out = int(cudaSharedmemCarveoutDefault);
   KernelFn kernels[3] = {};
-  const int count = stagedKernels(float4_layout, rows, kernels);
+  const int count = stagedKernels(float4_layout, rows, registers, kernels);
   int device = 0, per_sm_bytes = 0, reserved = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e != cudaSuccess) return e;
@@ -1234,9 +1288,14 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
     // occupancy: every block is a participant in every grid barrier and a partial sum every block
     // reads, so fewer, larger blocks win. A kernel that cannot run the block asked for (ablation
     // 4's bounded kernels: 256) gets its largest; the backend refuses that mismatch
-    // item 27's walks are three kernels (staged_rows): the shape all three can run
-    KernelFn kernels[3] = {kernel};
-    const int count = staged_rows ? stagedKernels(float4_layout, true, kernels) : 1;
+    // item 27's walks are three kernels (staged_rows), each also in item 45's form: the shape
+    // all six can run
+    KernelFn kernels[6] = {kernel};
+    int count = 1;
+    if (staged_rows) {
+      count = stagedKernels(float4_layout, true, false, kernels);
+      count += stagedKernels(float4_layout, true, true, kernels + count);
+    }
     const int wanted = grid_block > 0 ? std::min(grid_block, kGridMaxThreads) : kHeavyThreads;
     int block = wanted;
     for (int k = 0; k < count; ++k) {
@@ -1294,18 +1353,20 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
   const int walk = !args.paired_walk             ? kWalkOneAtATime
                    : args.stage_spring_slots > 0 ? kWalkPairedWords
                                                  : kWalkPairedEntries;
+  const bool registers = rows && args.rows_in_registers;  // item 45 (item 27's rows only)
   KernelFn kernel = kernelFor(float4_layout, one_block, ablation, args.single_reduction,
-                              args.held_entries, staged, rows, walk);
+                              args.held_entries, staged, rows, walk, registers);
   if (!kernel) return cudaErrorInvalidValue;
   if (one_block) {
     kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);
     return cudaGetLastError();
   }
   const uint32_t own_rows = rows ? uint32_t(launch.block / args.lanes) : 0u;
+  if (registers && args.lanes != 1) return cudaErrorInvalidValue;  // item 45: one lane a row
   const size_t shared = staged
                             ? stagedHaloBytes(args.stage_slots, args.stage_entry_slots, own_rows,
                                               args.stage_spring_slots, rows && args.fill_kept_rows,
-                                              rows && args.fill_inverses)
+                                              rows && args.fill_inverses, registers)
                             : 0;
   if (staged) {
     // a kernel's attributes are the process's, not one backend's: this backend's, at every launch

@@ -566,6 +566,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
         o.scalars_ahead = false;  // item 44 off
         alternatives.push_back({"grid-scalars-divided", o});
         o.scalars_ahead = true;
+        o.rows_in_registers = false;  // item 45 off: the own rows' area, and item 43's default
+        alternatives.push_back({"grid-rows-in-shared", o});
+        o.rows_in_registers = true;
       }
       o.float4_layout = false;  // item 3 off on the grid
       alternatives.push_back({"grid-float3", o});
@@ -627,6 +630,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"staged_rows", Json::boolean(run.staged_rows)},
                                       {"staged_springs", Json::boolean(run.staged_springs)},
                                       {"fill_on_chip", Json::integer(run.fill_on_chip)},
+                                      {"rows_in_registers", Json::boolean(run.rows_in_registers)},
                                       {"compact", Json::boolean(run.compact)},
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
@@ -716,6 +720,7 @@ constexpr Item kItems[] = {
      "item 27's fill: P^-1 blocks and own rows in shared memory (off: loads every slot's)"},
     {44, "44",
      "item 14's scalars: stop on r.r vs target^2, 1/gamma and 1/alpha ahead (off: 3 divisions)"},
+    {45, "45", "item 27's rows on one lane keep their values in registers (off: in shared memory)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -887,6 +892,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         if (!applies)
           note = "item 14's kernel (the grid up to single_reduction_max_particles) only";
         o.scalars_ahead = false;
+        break;
+      case 45:
+        applies = base.path == "grid" && base.rows_in_registers;
+        if (!applies) note = "item 27's rows on one lane only";
+        o.rows_in_registers = false;
         break;
       case 41:
         applies = launched && base.alpha_in_update;

@@ -62,6 +62,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.staged_rows = staged_rows;
   out.staged_springs = cudaStagedSprings(*backend);
   out.fill_on_chip = cudaFillOnChip(*backend);
+  out.rows_in_registers = cudaRowsInRegisters(*backend);
   out.compact = cudaCompactEntries(*backend);
   out.stencil = cudaStencilRows(*backend);
   cudaLatticeTiles(*backend, out.tile);

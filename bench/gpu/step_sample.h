@@ -24,19 +24,20 @@ struct RunSummary {
   int lanes = 0;        // hooke: threads per particle in q = A p (item 13); 0 for the textbook
   int grid_block = 0;   // hooke on the grid path: threads per block; else 0
   bool staged = false;  // hooke: item 18's halos in use
-  bool staged_entries = false;   // and its blocks' entries staged too
-  bool staged_rows = false;      // and its own rows through the halo (item 27)
-  bool staged_springs = false;   // the staged entries as each block's springs once (item 31)
-  int fill_on_chip = 0;          // item 43: what item 27's fill holds in shared memory (bits)
-  bool compact = false;          // the launched q = A p read item 20's 4-byte entries
-  bool stencil = false;          // the launched q = A p read item 22's offset-stencil rows
-  int tile[3] = {0, 0, 0};       // item 23's lattice tile of those rows (zeros: none)
-  bool ahead = false;            // item 24: their words loaded a round ahead
-  bool offset_blocks = false;    // item 37: their springs from the offset blocks
-  bool streamed_blocks = false;  // item 39: the offset blocks streamed through L2
-  bool alpha_in_update = false;  // item 38: α formed by the joined update's blocks
-  int batch = 0;                 // item 16: entries per batch of gather loads (1: none)
-  int direction_held = 0;        // item 26: particles per thread of the joined update (0: off)
+  bool staged_entries = false;     // and its blocks' entries staged too
+  bool staged_rows = false;        // and its own rows through the halo (item 27)
+  bool staged_springs = false;     // the staged entries as each block's springs once (item 31)
+  int fill_on_chip = 0;            // item 43: what item 27's fill holds in shared memory (bits)
+  bool rows_in_registers = false;  // item 45: item 27's rows on one lane keep them in registers
+  bool compact = false;            // the launched q = A p read item 20's 4-byte entries
+  bool stencil = false;            // the launched q = A p read item 22's offset-stencil rows
+  int tile[3] = {0, 0, 0};         // item 23's lattice tile of those rows (zeros: none)
+  bool ahead = false;              // item 24: their words loaded a round ahead
+  bool offset_blocks = false;      // item 37: their springs from the offset blocks
+  bool streamed_blocks = false;    // item 39: the offset blocks streamed through L2
+  bool alpha_in_update = false;    // item 38: α formed by the joined update's blocks
+  int batch = 0;                   // item 16: entries per batch of gather loads (1: none)
+  int direction_held = 0;          // item 26: particles per thread of the joined update (0: off)
   // the launched q = A p's kernel: registers per thread, static shared memory per block, resident
   // blocks per multiprocessor (zeros off the launched path)
   int apply_registers = 0, apply_shared_bytes = 0, apply_blocks_per_sm = 0;

@@ -30,7 +30,8 @@ bool stagedRowsRun(const Backend& backend) {
 
 // `options` with item 43 off, with the P⁻¹ blocks alone, the own rows alone and both: each run
 // checked to be on item 27's kernel and to run the bits asked for, all four giving the same bytes
-// and iterations
+// and iterations (on one lane with item 45 off, whose registers would take the rows' place:
+// tests/cuda/rows_in_registers_test.cpp)
 void expectEveryLevelKeepsBits(const CudaOptions& options, const Scene& scene,
                                const SolverSettings& settings, int steps) {
   Trajectory runs[4];
@@ -38,6 +39,7 @@ void expectEveryLevelKeepsBits(const CudaOptions& options, const Scene& scene,
     SCOPED_TRACE("fill_on_chip " + std::to_string(level));
     CudaOptions o = options;
     o.fill_on_chip = level;
+    o.rows_in_registers = false;
     std::string why_not;
     std::unique_ptr<Backend> gpu = createCudaBackend(o, &why_not);
     ASSERT_TRUE(gpu) << why_not;
@@ -110,6 +112,7 @@ TEST(FillOnChip, ShortSolvesOnOneAndFourLanes) {
   for (int lanes : {1, 4}) {
     SCOPED_TRACE(std::to_string(lanes) + " lanes");
     CudaOptions o = gridOptions(lanes, lanes == 1 ? 64 : 256);
+    o.rows_in_registers = false;  // item 43's rows in shared memory on one lane too
     o.fill_on_chip = 0;
     HOOKE_CUDA_OR_SKIP(global, o);
     o.fill_on_chip = kFillInverses | kFillRows;
@@ -135,15 +138,19 @@ TEST(FillOnChip, LargestBlocksGiveTheSameBits) {
 
 // Only where item 27 runs: not with its rows or the halos off, not on the launched path; by
 // default the P⁻¹ blocks, and the own rows on blocks of at least 128 rows (volume 41: 4 lanes in
-// blocks of 512 threads; cloth 256: 1 lane) but not of 8 (cloth 32: 16 lanes in blocks of 128);
-// anything but -1 to 3 is refused with a reason
+// blocks of 512 threads; cloth 256: 1 lane, with item 45 off: on, item 45 keeps them in
+// registers) but not of 8 (cloth 32: 16 lanes in blocks of 128); anything but -1 to 3 is refused
+// with a reason
 TEST(FillOnChip, OnlyWithItem27) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
-  const Scene cloth = makeCloth(32, {});
+  const Scene cloth = makeCloth(32, {}), cloth256 = makeCloth(256, {});
   const int both = kFillInverses | kFillRows;
   EXPECT_EQ(askLoaded(CudaOptions{}, cloth, fillLevel), kFillInverses);      // 8 rows a block
   EXPECT_EQ(askLoaded(CudaOptions{}, makeVolume(41, {}), fillLevel), both);  // 128
-  EXPECT_EQ(askLoaded(CudaOptions{}, makeCloth(256, {}), fillLevel), both);  // 512
+  EXPECT_EQ(askLoaded(CudaOptions{}, cloth256, fillLevel), kFillInverses);   // 512, item 45
+  CudaOptions shared_rows;
+  shared_rows.rows_in_registers = false;
+  EXPECT_EQ(askLoaded(shared_rows, cloth256, fillLevel), both);
   CudaOptions o;
   o.fill_on_chip = both;
   EXPECT_EQ(askLoaded(o, cloth, fillLevel), both);
