@@ -313,6 +313,7 @@ class CudaBackend final : public Backend {
   bool stagedSpringsInUse() const { return stagedEntriesInUse() && whole_.stagedSprings(); }
   bool scalarsAheadInUse() const { return singleReductionInUse() && whole_.scalarsAhead(); }
   bool rowsInRegistersInUse() const { return stagedRowsInUse() && whole_.rowsInRegisters(); }
+  bool entryColumnsInUse() const { return rowsInRegistersInUse() && whole_.entryColumns(); }
   int fillOnChipInUse() const {
     if (!stagedRowsInUse()) return 0;
     return (whole_.fillInverses() ? kFillInverses : 0) | (whole_.fillKeptRows() ? kFillRows : 0);
@@ -1142,6 +1143,8 @@ Status CudaBackend::load(const Model& model, const State& state) {
   bool stage_rows = false;                             // item 27
   bool fill_kept_rows = false, fill_inverses = false;  // item 43
   bool rows_in_registers = false;                      // item 45
+  bool entry_columns = false;                          // item 46
+  uint32_t column_words = 0;                           // item 46: its area, in words
   uint32_t spring_slots = 0;  // item 31: > 0 where the block's springs are staged once each
   int stage_carveout = -1;  // what the last prepareStagedKernel below set: the launch sets it again
   const double row_entries = n > 0 ? 2.0 * double(springs) / double(n) : 0.0;
@@ -1167,11 +1170,27 @@ Status CudaBackend::load(const Model& model, const State& state) {
     const uint32_t own_rows = static_cast<uint32_t>(whole_launch_.block / whole_lanes_);
     // item 45: item 27's rows on one lane keep their values in registers (no own rows' area)
     const bool registers_wanted = options_.rows_in_registers && whole_lanes_ == 1;
+    // item 46: its walk of item 31's words, by column, the springs coloured for it; the columns
+    // take the longest row's walked entries times the block
+    const bool columns_wanted =
+        registers_wanted && options_.entry_columns && options_.paired_walk &&
+        options_.stage_springs >= 0 && halo.spring_slots > 0 && halo.entry_slots > 0 &&
+        cuda::colourStagedSprings(own_rows, row_start, uint32_t(cuda::kGridHeldEntries), &halo);
+    if (columns_wanted) {
+      uint32_t longest = 0;
+      for (size_t i = 0; i < n; ++i)
+        longest = std::max(longest, row_start[i + 1] - row_start[i]);
+      column_words = std::max(1u, longest > uint32_t(cuda::kGridHeldEntries)
+                                      ? (longest - uint32_t(cuda::kGridHeldEntries)) * own_rows
+                                      : 0u);
+    }
     auto fitsAs = [&](uint32_t entry_slots, bool rows, uint32_t springs_once, bool kept_rows,
                       bool inverses) {
+      const bool columns = rows && columns_wanted && springs_once > 0;
+      if (columns) entry_slots = column_words;
       int per_sm = 0;
       const cudaError_t prepared = cuda::prepareStagedKernel(
-          options_.float4_layout, rows, rows && registers_wanted, whole_launch_.block,
+          options_.float4_layout, rows, rows && registers_wanted, columns, whole_launch_.block,
           cuda::stagedHaloBytes(halo.slots, entry_slots, rows ? own_rows : 0u, springs_once,
                                 kept_rows, inverses, rows && registers_wanted),
           (grid + sms - 1) / sms, options_.prefer_l1, &per_sm, &stage_carveout);
@@ -1229,6 +1248,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
     fill_kept_rows = fill_kept_rows && stage_rows;
     fill_inverses = fill_inverses && stage_rows;
     rows_in_registers = registers_wanted && stage_rows;
+    entry_columns = columns_wanted && rows_in_registers && spring_slots > 0;
   }
   if (spring_slots == 0) {  // item 31's lists only where they are used
     halo.spring_start.clear();
@@ -1450,7 +1470,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.stage_halo = stage_halo;
   whole.args.stage_entries = stage_entries;
   whole.args.stage_slots = staged ? halo.slots : 0;
-  whole.args.stage_entry_slots = staged ? halo.entry_slots : 0;
+  whole.args.stage_entry_slots = !staged ? 0 : entry_columns ? column_words : halo.entry_slots;
   whole.args.stage_rows = staged && stage_rows;
   whole.args.stage_spring_slots = staged && halo.entry_slots > 0 ? spring_slots : 0u;
   whole.args.stage_spring_start = stage_spring_start;
@@ -1464,6 +1484,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   whole.args.scalars_ahead = options_.scalars_ahead;
   whole.args.fill_kept_rows = fill_kept_rows;
   whole.args.rows_in_registers = rows_in_registers;
+  whole.args.entry_columns = entry_columns;
   whole.args.fill_inverses = fill_inverses;
   whole.host_scalars = host_scalars_;
   whole.launch = whole_launch_;
@@ -2058,6 +2079,11 @@ int cudaFillOnChip(const Backend& backend) {
 bool cudaRowsInRegisters(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->rowsInRegistersInUse();
+}
+
+bool cudaEntryColumns(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->entryColumnsInUse();
 }
 
 int cudaGridBlock(const Backend& backend) {

@@ -216,6 +216,15 @@ struct CudaOptions {
   // the block's own (cloth 256 used to load them after the scalars, in a second round).
   // The same bits.
   bool rows_in_registers = true;
+  // Item 46, item 45's rows with item 31's springs and item 30's paired walk: the walk's shared
+  // memory without bank conflicts. Each thread copies its row's words past the two held entries to
+  // shared memory by column (entry k of the block's row t at (k − 2) · block + t), so a warp's 32
+  // rows read 32 consecutive words, where each row's own range cost 2–4 passes of the banks; and
+  // the block's springs are placed by a greedy colouring (staged_halo.h, colourStagedSprings) so
+  // that the 8 rows a pass of a 16-byte load serves mostly read different 16-byte columns of the
+  // banks (ncu on the H200 before it: 10 passes a warp's spring load where 4 would do, 2.4 times
+  // the shared memory's ideal traffic in all). The same bits.
+  bool entry_columns = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the
@@ -383,6 +392,10 @@ int cudaFillOnChip(const Backend& backend);
 // Whether a loaded CUDA backend's item 27 rows keep their values in registers (item 45: rows on
 // one lane); false when item 27 does not run.
 bool cudaRowsInRegisters(const Backend& backend);
+
+// Whether a loaded CUDA backend's item 45 rows walk item 31's words by column (item 46); false
+// when item 45 does not run.
+bool cudaEntryColumns(const Backend& backend);
 
 // Entries whose loads each lane of the launched q = A p issues together (item 16: 1, 3 or 4) in a
 // loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is

@@ -409,6 +409,12 @@ struct WholeCgArgs {
   // kept rows), and the loads right after the barrier are the other blocks' slots. false: the own
   // rows' area (9 floats per row), the first round of slots after the barrier
   bool rows_in_registers = false;
+  // item 45's kernel with item 31's words and item 30's paired walk (item 46): each thread copies
+  // its row's words past the kGridHeldEntries held ones to shared memory by column, entry k at
+  // (k − kGridHeldEntries, staged_halo.h) · block + thread, and the walk reads them there;
+  // stage_entry_slots is then that area's size (the longest row's walked entries times the block).
+  // false: the block's entries in CSR order
+  bool entry_columns = false;
   // item 14's kernel (item 44): after the grid-wide sums the stop is r'·r' <= target² and β', η
   // take 1/γ and 1/α formed after the iteration before; false: √(r'·r') <= target and three
   // divisions, as the other paths form them
@@ -449,9 +455,9 @@ size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
 // resident, for the cooperative launch; *carveout: the carve-out set (launchWholeCg sets it, and
 // the dynamic shared memory limit, again before each staged launch: kernel attributes are shared
 // by every backend of the process).
-// rows: item 27's kernel; registers: its item 45 form (rows on one lane).
-cudaError_t prepareStagedKernel(bool float4_layout, bool rows, bool registers, int block,
-                                size_t halo_bytes, int wanted_per_sm, bool prefer_l1,
+// rows: item 27's kernel; registers: its item 45 form (rows on one lane); columns: item 46's.
+cudaError_t prepareStagedKernel(bool float4_layout, bool rows, bool registers, bool columns,
+                                int block, size_t halo_bytes, int wanted_per_sm, bool prefer_l1,
                                 int* blocks_per_sm, int* carveout);
 
 // Shared memory one block needs for `particles` (the directions and z, packed float3).

@@ -1,6 +1,7 @@
 #include "cuda/staged_halo.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 namespace hooke::cuda {
@@ -120,6 +121,84 @@ bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
     buildStagedSprings(blocks, rows_per_round, row_start, &h);
   }
   *out = std::move(h);
+  return true;
+}
+
+bool colourStagedSprings(uint32_t rows, const std::vector<uint32_t>& row_start,
+                         uint32_t walked_from, StagedHalo* h) {
+  if (h->spring_start.size() < 2 || h->words.empty() || rows == 0 || row_start.empty())
+    return false;
+  constexpr uint32_t kColours = 8;  // 16-byte places in 128 bytes of banks
+  constexpr uint32_t kQuarter = 8;  // rows a pass of a 16-byte load serves
+  const size_t n = row_start.size() - 1;
+  const size_t blocks = h->spring_start.size() - 1;
+  std::vector<uint32_t> springs, spring_start{0}, words = h->words;
+  uint32_t spring_slots = 0;
+  for (size_t b = 0; b < blocks; ++b) {
+    const size_t first = std::min(n, b * size_t(rows)), end = std::min(n, first + rows);
+    const uint32_t begin = h->spring_start[b], count = h->spring_start[b + 1] - begin;
+    uint32_t longest = 0;
+    for (size_t i = first; i < end; ++i)
+      longest = std::max(longest, row_start[i + 1] - row_start[i]);
+    // the groups read together: (quarter of rows, k); each spring's (at most two: its ends)
+    const size_t quarters = (end - first + kQuarter - 1) / kQuarter;
+    std::vector<std::vector<uint32_t>> members(quarters * size_t(longest));
+    std::vector<std::array<uint32_t, 2>> groups_of(count, {UINT32_MAX, UINT32_MAX});
+    std::vector<uint32_t> order;  // places in the walk's order: k, then row; then the rest
+    std::vector<char> named(count, 0);
+    for (uint32_t k = walked_from; k < longest; ++k) {
+      for (size_t i = first; i < end; ++i) {
+        if (row_start[i] + k >= row_start[i + 1]) continue;
+        const uint32_t place = h->words[row_start[i] + k] & 0xffffu;
+        const uint32_t group = uint32_t(((i - first) / kQuarter) * longest + k);
+        members[group].push_back(place);
+        auto& g = groups_of[place];
+        (g[0] == UINT32_MAX ? g[0] : g[1]) = group;
+        if (!named[place]) {
+          named[place] = 1;
+          order.push_back(place);
+        }
+      }
+    }
+    for (uint32_t place = 0; place < count; ++place)
+      if (!named[place]) order.push_back(place);
+    // greedy: the colour fewest of its groups' coloured springs have, then the least used
+    std::vector<uint32_t> colour(count, UINT32_MAX);
+    std::array<uint32_t, kColours> used_by{};
+    for (uint32_t place : order) {
+      std::array<uint32_t, kColours> clash{};
+      for (uint32_t group : groups_of[place]) {
+        if (group == UINT32_MAX) continue;
+        for (uint32_t other : members[group])
+          if (other != place && colour[other] != UINT32_MAX) ++clash[colour[other]];
+      }
+      uint32_t best = 0;
+      for (uint32_t c = 1; c < kColours; ++c)
+        if (clash[c] < clash[best] || (clash[c] == clash[best] && used_by[c] < used_by[best]))
+          best = c;
+      colour[place] = best;
+      ++used_by[best];
+    }
+    std::vector<uint32_t> moved(count), taken(kColours, 0);
+    uint32_t places = 0;
+    for (uint32_t place : order) {
+      moved[place] = kColours * taken[colour[place]]++ + colour[place];
+      places = std::max(places, moved[place] + 1);
+    }
+    if (places > 65535) return false;
+    const size_t at = springs.size();
+    springs.resize(at + places, count > 0 ? h->springs[begin] : 0u);
+    for (uint32_t place = 0; place < count; ++place)
+      springs[at + moved[place]] = h->springs[begin + place];
+    spring_start.push_back(static_cast<uint32_t>(springs.size()));
+    spring_slots = std::max(spring_slots, places);
+    for (uint32_t e = row_start[first]; e < row_start[end]; ++e)
+      words[e] = moved[h->words[e] & 0xffffu] | (h->words[e] & 0xffff0000u);
+  }
+  h->springs = std::move(springs);
+  h->spring_start = std::move(spring_start);
+  h->words = std::move(words);
+  h->spring_slots = spring_slots;
   return true;
 }
 

@@ -9,6 +9,10 @@
 
 namespace hooke::cuda {
 
+// Adjacency entries item 14's grid kernel holds in registers for the launch (item 17), the first of
+// each row; item 46's columns start after them.
+inline constexpr int kGridHeldEntries = 2;
+
 struct StagedHalo {
   std::vector<uint32_t> start;  // (blocks + 1) each block's first slot in halo
   std::vector<uint32_t> halo;   // per block: its own rows in gather order, then the other ends of
@@ -39,5 +43,18 @@ struct StagedHalo {
 bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
                      const std::vector<uint32_t>& row_start, const int32_t* adjacency,
                      uint32_t max_slots, StagedHalo* out);
+
+// Item 46: reorders each block's springs (item 31's lists, one round of `rows` rows on one lane)
+// for the walk that reads entry k >= walked_from of a warp's 32 rows together, a quarter-warp (8
+// rows) per shared-memory pass of a 16-byte load: each spring's place mod 8 (its colour: which 16
+// bytes of a 128-byte row of banks it takes) differs, where a greedy colouring finds one free,
+// from the other springs its quarter-warps read at the same k. The first-named order gives ~2.5
+// times the passes a warp needs (ncu on the H200: 10 where 4 would do). Places are 8 j + colour,
+// visited in the walk's order (k, then row); a hole left by the colouring holds the block's first
+// spring again (copied, never read). The words are rewritten to the new places; every entry keeps
+// its spring and slot. False, with `h` unchanged, where it has no item 31 lists or a block's places
+// would pass 65535.
+bool colourStagedSprings(uint32_t rows, const std::vector<uint32_t>& row_start,
+                         uint32_t walked_from, StagedHalo* h);
 
 }  // namespace hooke::cuda

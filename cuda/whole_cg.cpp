@@ -33,6 +33,7 @@ cudaError_t WholeCg::launch(WholeCgArgs args) {
       a->stage_entry_slots = 0;
       a->stage_rows = false;
       a->rows_in_registers = false;
+      a->entry_columns = false;
     }
     e = launchWholeCg(plan_.launch, plan_.stream, plan_.float4_layout, plan_.one_block,
                       plan_.ablation, args);

@@ -8,6 +8,7 @@
 
 #include "cuda/device_common.cuh"
 #include "cuda/kernel_api.h"
+#include "cuda/staged_halo.h"
 #include "sim/spring_force.h"
 
 namespace hooke::cuda {
@@ -105,8 +106,8 @@ __device__ __forceinline__ GatherEntry gatherEntry(const DeviceModel& m, const D
 // iteration then issues every held neighbour's loads at once instead of one adjacency round trip
 // and one neighbour round trip per entry. Entries past kHeldEntries, and rows of later rounds, are
 // walked from memory as before.
-inline constexpr int kHeldEntries = 4;        // the two-barrier grid kernel (~100 registers)
-inline constexpr int kHeldEntriesSingle = 2;  // item 14's kernel, bounded to 128 registers
+inline constexpr int kHeldEntries = 4;  // the two-barrier grid kernel (~100 registers)
+inline constexpr int kHeldEntriesSingle = kGridHeldEntries;  // item 14's kernel, 128 registers
 
 template <int kHeld>
 struct HeldEntries {
@@ -159,8 +160,12 @@ __device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
 // Item 30 (kShared: the row's entries staged in shared memory, as item 27 always has them): the
 // walk reads shared memory only, two entries a round, both entries' and both neighbours' reads
 // issued before either product; the sum in entry order, so the same bits.
+// Item 46 (kColumns: item 45's rows on one lane, item 31's words): the row's entries past the held
+// ones are in shared memory by column, its entry k at (k − kHeld) · blockDim + thread, so a warp's
+// 32 rows read 32 consecutive words (one wavefront, where the rows' own ranges took 2–4); the
+// same pairs in the same order, so the same bits.
 template <int kAblate, int kHeld, bool kStaged = false, bool kShared = false, int kWords = 0,
-          typename Value>
+          bool kColumns = false, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
                                              const HeldEntries<kHeld>& held, uint32_t i,
                                              glm::vec3 xi, float mask, uint32_t sub, uint32_t lanes,
@@ -184,6 +189,26 @@ __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceS
   } else {
     e = readOnly<kAblate>(m.row_start + i) + sub;
     end = readOnly<kAblate>(m.row_start + i + 1);
+  }
+  if constexpr (kColumns) {
+    static_assert(kShared && kHeld > 0, "item 46 walks item 27's staged entries past the held");
+    // one lane: i is the held row (item 27's one round of rows), its first entry rest − count
+    if (e >= end) return part;
+    uint32_t left = end - e;
+    uint32_t c = (e - (held.rest - held.count) - uint32_t(kHeld)) * blockDim.x + threadIdx.x;
+    for (; left >= 2; left -= 2, c += 2 * blockDim.x) {
+      const GatherEntry a = gatherEntry<kAblate, kStaged, true, kWords>(m, sys, staged, c);
+      const GatherEntry b =
+          gatherEntry<kAblate, kStaged, true, kWords>(m, sys, staged, c + blockDim.x);
+      const glm::vec3 xa = value(a.other), xb = value(b.other);
+      part += applyPacked(a.block, xi - xa);
+      part += applyPacked(b.block, xi - xb);
+    }
+    if (left > 0) {
+      const GatherEntry ge = gatherEntry<kAblate, kStaged, true, kWords>(m, sys, staged, c);
+      part += applyPacked(ge.block, xi - value(ge.other));
+    }
+    return part;
   }
   if constexpr (kShared) {
     for (; e + lanes < end; e += 2 * lanes) {
@@ -632,8 +657,11 @@ __device__ __forceinline__ void wholeCg(const WholeCgArgs& a) {
 // three (the partials; the halo's inputs; the rows' own inputs). The same expressions on the same
 // values, so the same bits as kStaged alone.
 template <bool F4, int kAblate, int kHeld, bool kStaged = false, bool kEarly = false,
-          bool kSharedWalk = false, int kWords = 0, bool kOwnInRegisters = false>
+          bool kSharedWalk = false, int kWords = 0, bool kOwnInRegisters = false,
+          bool kColumns = false>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
+  static_assert(!kColumns || (kOwnInRegisters && kWords > 0 && kSharedWalk),
+                "item 46 is item 45's walk of item 31's words");
   static_assert(!kEarly || kStaged, "item 27 runs on item 18's staged kernel");
   constexpr bool kPairedWalk = kEarly && kSharedWalk;  // item 30: item 27's entries are staged
   const DeviceModel& m = a.model;
@@ -691,8 +719,21 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         const uint32_t s1 = __ldg(a.stage_spring_start + blockIdx.x + 1);
         for (uint32_t k = threadIdx.x; s0 + k < s1; k += blockDim.x)
           blocks[k] = readOnly<kAblate>(sys.block + __ldg(a.stage_springs + s0 + k));
-        for (uint32_t k = threadIdx.x; begin + k < end; k += blockDim.x)
-          slots[k] = __ldg(a.stage_words + begin + k);
+        if constexpr (kColumns) {
+          // item 46: each thread its own row's words past the held entries, by column (one lane,
+          // one round: the block's row t is thread t's)
+          const uint32_t row = first + threadIdx.x;
+          if (row < n) {
+            const uint32_t r0 = readOnly<kAblate>(m.row_start + row);
+            const uint32_t r1 = readOnly<kAblate>(m.row_start + row + 1);
+            for (uint32_t e = r0 + uint32_t(kHeld); e < r1; ++e)
+              slots[(e - r0 - uint32_t(kHeld)) * blockDim.x + threadIdx.x] =
+                  __ldg(a.stage_words + e);
+          }
+        } else {
+          for (uint32_t k = threadIdx.x; begin + k < end; k += blockDim.x)
+            slots[k] = __ldg(a.stage_words + begin + k);
+        }
       } else {
         for (uint32_t k = threadIdx.x; begin + k < end; k += blockDim.x) {
           const uint2 pair = readOnly<kAblate>(a.stage_entries + begin + k);
@@ -700,7 +741,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
           slots[k] = pair.y;
         }
       }
-      entries = StagedEntries{a.stage_entries, blocks, slots, begin, spring_slots > 0};
+      // (item 46: words by column, indexed from 0)
+      entries =
+          StagedEntries{a.stage_entries, blocks, slots, kColumns ? 0u : begin, spring_slots > 0};
     }
   }
   // item 27: this block's own rows (the halo's first own_rows slots) as the fill left them, 9
@@ -791,8 +834,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       Row r;
       r.mask = readOnly<kAblate>(m.free_mask + i);
       r.ui = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), R0.get(i));
-      r.springs = rowPart<kAblate, kHeld, kStaged>(m, sys, held, i, r.ui, r.mask, sub, lanes,
-                                                   neighbour, entries);
+      // (item 46: the staged words are by column, which only its walk reads)
+      r.springs = rowPart<kAblate, kHeld, kStaged, kColumns, kWords, kColumns>(
+          m, sys, held, i, r.ui, r.mask, sub, lanes, neighbour, entries);
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
@@ -935,7 +979,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         r.ri = residual(i, r.si);        // r'
         r.ui = preconditioned(i, r.ri);  // u'
       }
-      r.springs = rowPart<kAblate, kHeld, kStaged, kPairedWalk, kWords>(
+      r.springs = rowPart<kAblate, kHeld, kStaged, kPairedWalk, kWords, kColumns>(
           m, sys, held, i, r.ui, r.mask, sub, lanes, neighbour, entries);
       return r;
     };
@@ -1102,11 +1146,15 @@ enum RowsWalk { kWalkOneAtATime = 0, kWalkPairedWords = 1, kWalkPairedEntries = 
 // Each also with item 45 (kRegisters, rows on one lane), a kernel of its own: as a flag of one
 // kernel it cost the kernels on several lanes 2.5–3.5 % per iteration (volume 26 and 41, cloth
 // 64 and 128; bench/results/gpu-h200-2026-12-04-registers.json, call 1).
-template <bool F4, int kWalk, bool kRegisters>
+// And item 46 (kOwn = kOwnColumns: item 45 with item 31's words by column), with item 30's paired
+// walk only.
+enum RowsOwn { kOwnShared = 0, kOwnRegisters = 1, kOwnColumns = 2 };
+
+template <bool F4, int kWalk, int kOwn>
 __global__ void __launch_bounds__(kGridMaxThreads, 1)
     singleReductionStagedRowsKernel(WholeCgArgs args) {
   wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true, kWalk != kWalkOneAtATime,
-                         kWalk, kRegisters>(args);
+                         kWalk, kOwn != kOwnShared, kOwn == kOwnColumns>(args);
 }
 
 template <bool F4>
@@ -1133,15 +1181,15 @@ KernelFn gridKernelFor(bool single_reduction) {
 // 14's kernel without ablation with held entries also staged (item 18), and staged with its
 // own rows through the halo (item 27, `rows`). nullptr: not compiled (held = false with a static
 // ablation, staged other than that, rows without staged, or an unknown ablation).
-template <bool F4, bool kRegisters>
+template <bool F4, int kOwn>
 KernelFn rowsKernelFor(int walk) {
   switch (walk) {
     case kWalkPairedEntries:
-      return singleReductionStagedRowsKernel<F4, kWalkPairedEntries, kRegisters>;
+      return singleReductionStagedRowsKernel<F4, kWalkPairedEntries, kOwn>;
     case kWalkPairedWords:
-      return singleReductionStagedRowsKernel<F4, kWalkPairedWords, kRegisters>;
+      return singleReductionStagedRowsKernel<F4, kWalkPairedWords, kOwn>;
     case kWalkOneAtATime:
-      return singleReductionStagedRowsKernel<F4, kWalkOneAtATime, kRegisters>;
+      return singleReductionStagedRowsKernel<F4, kWalkOneAtATime, kOwn>;
     default:
       return nullptr;
   }
@@ -1149,13 +1197,24 @@ KernelFn rowsKernelFor(int walk) {
 
 template <bool F4>
 KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool held, bool staged,
-                   bool rows, int walk, bool registers) {
+                   bool rows, int walk, int own) {
   if (rows && !staged) return nullptr;
-  if (registers && !rows) return nullptr;
+  if (own != kOwnShared && !rows) return nullptr;
   if (staged) {
     if (one_block || !single_reduction || !held || ablation != kAblateNone) return nullptr;
     if (!rows) return singleReductionStagedKernel<F4>;
-    return registers ? rowsKernelFor<F4, true>(walk) : rowsKernelFor<F4, false>(walk);
+    switch (own) {
+      case kOwnShared:
+        return rowsKernelFor<F4, kOwnShared>(walk);
+      case kOwnRegisters:
+        return rowsKernelFor<F4, kOwnRegisters>(walk);
+      case kOwnColumns:
+        return walk == kWalkPairedWords
+                   ? singleReductionStagedRowsKernel<F4, kWalkPairedWords, kOwnColumns>
+                   : nullptr;
+      default:
+        return nullptr;
+    }
   }
   if (!one_block && !held) {
     if (ablation != kAblateNone) return nullptr;
@@ -1184,24 +1243,34 @@ KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool hel
 
 KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single_reduction,
                    bool held, bool staged, bool rows = false, int walk = kWalkPairedEntries,
-                   bool registers = false) {
-  return float4_layout ? kernelFor<true>(one_block, ablation, single_reduction, held, staged, rows,
-                                         walk, registers)
-                       : kernelFor<false>(one_block, ablation, single_reduction, held, staged, rows,
-                                          walk, registers);
+                   int own = kOwnShared) {
+  return float4_layout
+             ? kernelFor<true>(one_block, ablation, single_reduction, held, staged, rows, walk, own)
+             : kernelFor<false>(one_block, ablation, single_reduction, held, staged, rows, walk,
+                                own);
 }
 
-// The kernels a staged launch may run, into out (room for 3): item 27's three walks (rows; with
-// item 45's registers or without), else item 18's kernel. Returns how many.
-int stagedKernels(bool float4_layout, bool rows, bool registers, KernelFn* out) {
+// Item 27's kernel form for its own rows: in shared memory, in registers (item 45), in registers
+// with the words by column (item 46).
+int ownForm(bool registers, bool columns) {
+  return !registers ? kOwnShared : columns ? kOwnColumns : kOwnRegisters;
+}
+
+// The kernels a staged launch may run, into out (room for 3): item 27's three walks (rows; `own`:
+// its form, ownForm), or item 46's one, else item 18's kernel. Returns how many.
+int stagedKernels(bool float4_layout, bool rows, int own, KernelFn* out) {
   if (!rows) {
     out[0] = kernelFor(float4_layout, false, kAblateNone, true, true, true, false);
     return 1;
   }
+  if (own == kOwnColumns) {  // item 46's one walk
+    out[0] =
+        kernelFor(float4_layout, false, kAblateNone, true, true, true, true, kWalkPairedWords, own);
+    return 1;
+  }
   const int walks[3] = {kWalkPairedEntries, kWalkPairedWords, kWalkOneAtATime};
   for (int k = 0; k < 3; ++k)
-    out[k] =
-        kernelFor(float4_layout, false, kAblateNone, true, true, true, true, walks[k], registers);
+    out[k] = kernelFor(float4_layout, false, kAblateNone, true, true, true, true, walks[k], own);
   return 3;
 }
 
@@ -1224,13 +1293,13 @@ size_t stagedHaloBytes(uint32_t slots, uint32_t entry_slots, uint32_t own_rows,
          sizeof(float) * kept;
 }
 
-cudaError_t prepareStagedKernel(bool float4_layout, bool rows, bool registers, int block,
-                                size_t halo_bytes, int wanted_per_sm, bool prefer_l1,
+cudaError_t prepareStagedKernel(bool float4_layout, bool rows, bool registers, bool columns,
+                                int block, size_t halo_bytes, int wanted_per_sm, bool prefer_l1,
                                 int* blocks_per_sm, int* carveout_out) {
   *blocks_per_sm = 0;
   *carveout_out = int(cudaSharedmemCarveoutDefault);
   KernelFn kernels[3] = {};
-  const int count = stagedKernels(float4_layout, rows, registers, kernels);
+  const int count = stagedKernels(float4_layout, rows, ownForm(registers, columns), kernels);
   int device = 0, per_sm_bytes = 0, reserved = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e != cudaSuccess) return e;
@@ -1288,13 +1357,14 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
     // occupancy: every block is a participant in every grid barrier and a partial sum every block
     // reads, so fewer, larger blocks win. A kernel that cannot run the block asked for (ablation
     // 4's bounded kernels: 256) gets its largest; the backend refuses that mismatch
-    // item 27's walks are three kernels (staged_rows), each also in item 45's form: the shape
-    // all six can run
-    KernelFn kernels[6] = {kernel};
+    // item 27's walks are three kernels (staged_rows), each also in item 45's form, and item
+    // 46's: the shape all seven can run
+    KernelFn kernels[7] = {kernel};
     int count = 1;
     if (staged_rows) {
-      count = stagedKernels(float4_layout, true, false, kernels);
-      count += stagedKernels(float4_layout, true, true, kernels + count);
+      count = stagedKernels(float4_layout, true, kOwnShared, kernels);
+      count += stagedKernels(float4_layout, true, kOwnRegisters, kernels + count);
+      count += stagedKernels(float4_layout, true, kOwnColumns, kernels + count);
     }
     const int wanted = grid_block > 0 ? std::min(grid_block, kGridMaxThreads) : kHeavyThreads;
     int block = wanted;
@@ -1354,8 +1424,9 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
                    : args.stage_spring_slots > 0 ? kWalkPairedWords
                                                  : kWalkPairedEntries;
   const bool registers = rows && args.rows_in_registers;  // item 45 (item 27's rows only)
+  const bool columns = registers && args.entry_columns;   // item 46 (item 45's only)
   KernelFn kernel = kernelFor(float4_layout, one_block, ablation, args.single_reduction,
-                              args.held_entries, staged, rows, walk, registers);
+                              args.held_entries, staged, rows, walk, ownForm(registers, columns));
   if (!kernel) return cudaErrorInvalidValue;
   if (one_block) {
     kernel<<<1, launch.block, wholeCgSharedBytes(args.model.particles), stream>>>(args);

@@ -569,6 +569,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
         o.rows_in_registers = false;  // item 45 off: the own rows' area, and item 43's default
         alternatives.push_back({"grid-rows-in-shared", o});
         o.rows_in_registers = true;
+        o.entry_columns = false;  // item 46 off: the words in CSR order, springs first-named
+        alternatives.push_back({"grid-entries-by-row", o});
+        o.entry_columns = true;
       }
       o.float4_layout = false;  // item 3 off on the grid
       alternatives.push_back({"grid-float3", o});
@@ -631,6 +634,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"staged_springs", Json::boolean(run.staged_springs)},
                                       {"fill_on_chip", Json::integer(run.fill_on_chip)},
                                       {"rows_in_registers", Json::boolean(run.rows_in_registers)},
+                                      {"entry_columns", Json::boolean(run.entry_columns)},
                                       {"compact", Json::boolean(run.compact)},
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
@@ -721,6 +725,8 @@ constexpr Item kItems[] = {
     {44, "44",
      "item 14's scalars: stop on r.r vs target^2, 1/gamma and 1/alpha ahead (off: 3 divisions)"},
     {45, "45", "item 27's rows on one lane keep their values in registers (off: in shared memory)"},
+    {46, "46",
+     "item 45's walk: words by column, springs coloured against bank conflicts (off: by row)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -897,6 +903,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && base.rows_in_registers;
         if (!applies) note = "item 27's rows on one lane only";
         o.rows_in_registers = false;
+        break;
+      case 46:
+        applies = base.path == "grid" && base.entry_columns;
+        if (!applies) note = "item 45's rows with item 31's springs only";
+        o.entry_columns = false;
         break;
       case 41:
         applies = launched && base.alpha_in_update;

@@ -1,0 +1,186 @@
+// Item 46: item 45's one-lane walk of item 31's words reads them from shared memory by column, and
+// the block's springs are placed by a colouring against bank conflicts. The colouring on the host
+// (no device needed); the walk's bits and where it runs on a device that launches cooperatively
+// (skipped, never passed, where there is no device).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_test_support.h"
+#include "cuda/staged_halo.h"
+#include "sim/locality_order.h"
+#include "sim/scenes.h"
+
+namespace hooke {
+namespace {
+
+using namespace cuda_test;
+
+// Passes of the shared memory's banks that a warp's 16-byte loads of the springs take in item 46's
+// walk: for every block, warp and walked entry k, each quarter-warp (8 rows) takes as many passes
+// as the most distinct 16-byte places among its loads that share a column of the banks (place
+// mod 8).
+double springPasses(const cuda::StagedHalo& h, const std::vector<uint32_t>& row_start,
+                    uint32_t rows) {
+  const size_t n = row_start.size() - 1;
+  double passes = 0.0;
+  for (size_t b = 0; b + 1 < h.spring_start.size(); ++b) {
+    const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
+    for (size_t quarter = first; quarter < end; quarter += 8) {
+      for (uint32_t k = cuda::kGridHeldEntries;; ++k) {
+        std::map<uint32_t, std::set<uint32_t>> columns;
+        for (size_t i = quarter; i < std::min(end, quarter + 8); ++i) {
+          if (row_start[i] + k >= row_start[i + 1]) continue;
+          const uint32_t place = h.words[row_start[i] + k] & 0xffffu;
+          columns[place % 8].insert(place);
+        }
+        if (columns.empty()) break;
+        size_t most = 0;
+        for (const auto& [column, places] : columns)
+          most = std::max(most, places.size());
+        passes += double(most);
+      }
+    }
+  }
+  return passes;
+}
+
+// Cloth 32 and volume 12 in the locality order, blocks of 128 rows on one lane (item 46's shape):
+// after the colouring every entry's word still gives its spring and slot, each block's springs are
+// all there (holes hold its first spring again), and the walk's spring loads take at most 60 % of
+// the passes of the first-named order (the model of docs/PERFORMANCE.md, "Item 46")
+TEST(EntryColumns, ColouringKeepsEveryEntryAndCutsTheBanksPasses) {
+  for (const Scene& scene : {makeCloth(32, {}), makeVolume(12, {})}) {
+    SCOPED_TRACE(scene.name);
+    const size_t n = scene.model.particleCount();
+    const LocalityOrder order = localityOrder(scene.model, scene.state.x);
+    std::vector<glm::uvec2> ends(scene.model.springCount());
+    for (size_t s = 0; s < ends.size(); ++s) {
+      const glm::uvec2 e = scene.model.spring_ends[order.spring[s]];
+      ends[s] = glm::uvec2(order.slot[e.x], order.slot[e.y]);
+    }
+    const Adjacency adjacency = adjacencyOf(n, ends);
+    const uint32_t rows = 128, blocks = uint32_t((n + rows - 1) / rows);
+    cuda::StagedHalo first_named;
+    ASSERT_TRUE(cuda::buildStagedHalo(blocks, rows, 1, adjacency.row_start, adjacency.pairs.data(),
+                                      4096, &first_named));
+    ASSERT_GT(first_named.spring_slots, 0u);
+    cuda::StagedHalo coloured = first_named;
+    ASSERT_TRUE(
+        cuda::colourStagedSprings(rows, adjacency.row_start, cuda::kGridHeldEntries, &coloured));
+    ASSERT_EQ(coloured.words.size(), first_named.words.size());
+    ASSERT_EQ(coloured.spring_start.size(), first_named.spring_start.size());
+    EXPECT_EQ(coloured.spring_start.back(), coloured.springs.size());
+    uint32_t most = 0;
+    for (size_t b = 0; b < blocks; ++b) {
+      const uint32_t a0 = first_named.spring_start[b], a1 = first_named.spring_start[b + 1];
+      const uint32_t c0 = coloured.spring_start[b], c1 = coloured.spring_start[b + 1];
+      most = std::max(most, c1 - c0);
+      std::set<uint32_t> before(first_named.springs.begin() + a0, first_named.springs.begin() + a1);
+      std::set<uint32_t> after(coloured.springs.begin() + c0, coloured.springs.begin() + c1);
+      EXPECT_EQ(before, after) << "block " << b;
+      for (uint32_t e = adjacency.row_start[b * rows];
+           e < adjacency.row_start[std::min<size_t>(n, (b + 1) * rows)]; ++e) {
+        const uint32_t was = first_named.words[e], is = coloured.words[e];
+        ASSERT_LT(is & 0xffffu, c1 - c0);
+        EXPECT_EQ(coloured.springs[c0 + (is & 0xffffu)], first_named.springs[a0 + (was & 0xffffu)])
+            << "entry " << e;
+        EXPECT_EQ(is >> 16, was >> 16) << "entry " << e;
+      }
+    }
+    EXPECT_EQ(coloured.spring_slots, most);
+    EXPECT_LE(coloured.spring_slots, first_named.spring_slots * 11 / 10);  // holes: under 10 %
+    const double before = springPasses(first_named, adjacency.row_start, rows);
+    const double after = springPasses(coloured, adjacency.row_start, rows);
+    EXPECT_LE(after, 0.6 * before) << "passes " << after << " against " << before;
+    std::printf("[ passes   ] %-10s spring loads %.0f passes coloured, %.0f first-named\n",
+                scene.name.c_str(), after, before);
+  }
+  cuda::StagedHalo none;  // no item 31 lists: nothing to colour
+  EXPECT_FALSE(cuda::colourStagedSprings(128, {0, 0}, cuda::kGridHeldEntries, &none));
+}
+
+// With item 45 (one lane) and item 31's springs, item 46 on and off give the same bytes and CG
+// iterations: cloth 16 in blocks of 64, cloth 32 in blocks of 128, volume 10 in blocks of 256
+// (rows of 3 to 26 entries, some shorter than the two held), launches of 3 iterations, float3, and
+// the automatic cloth 256 and volume 64
+TEST(EntryColumns, GiveTheRowsBitsAndIterations) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {});
+  const Scene volume10 = makeVolume(10, {});
+  const SolverSettings implicit = settingsFor(Integrator::kImplicit);
+  SolverSettings capped = implicit;
+  capped.max_iterations = 60;
+  struct Case {
+    std::string name;
+    const Scene* scene;
+    CudaOptions options;
+    SolverSettings settings;
+    int steps;
+  };
+  CudaOptions springs1 = gridOptions(1, 64), springs2 = gridOptions(1, 128);
+  CudaOptions springs3 = gridOptions(1, 256);
+  for (CudaOptions* o : {&springs1, &springs2, &springs3})
+    o->stage_springs = 1;
+  std::vector<Case> cases = {{"cloth16 blocks of 64", &cloth16, springs1, implicit, 20},
+                             {"cloth32 blocks of 128", &cloth32, springs2, implicit, 10},
+                             {"volume10 blocks of 256", &volume10, springs3, implicit, 10}};
+  CudaOptions o = springs1;
+  o.whole_cg_interval = 3;
+  cases.push_back({"cloth16 launches of 3", &cloth16, o, implicit, 20});
+  o = springs1;
+  o.float4_layout = false;
+  cases.push_back({"cloth16 float3", &cloth16, o, implicit, 20});
+  const Scene cloth256 = makeCloth(256, {}), volume64 = makeVolume(64, {});
+  cases.push_back({"cloth256 auto", &cloth256, CudaOptions{}, capped, 3});
+  cases.push_back({"volume64 auto", &volume64, CudaOptions{}, capped, 3});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Trajectory runs[2];
+    for (bool columns : {false, true}) {
+      CudaOptions with = c.options;
+      with.entry_columns = columns;
+      std::string why_not;
+      std::unique_ptr<Backend> gpu = createCudaBackend(with, &why_not);
+      ASSERT_TRUE(gpu) << why_not;
+      runs[columns] = runSteps(*gpu, *c.scene, c.settings, c.steps);
+      ASSERT_TRUE(runs[columns].ok) << runs[columns].error;
+      EXPECT_TRUE(cudaRowsInRegisters(*gpu));
+      EXPECT_TRUE(cudaStagedSprings(*gpu));
+      EXPECT_EQ(cudaEntryColumns(*gpu), columns);
+    }
+    expectSameBitsAndIterations(runs[0], runs[1]);
+    EXPECT_GT(relativeDifference(runs[1].state, c.scene->state, extentOf(c.scene->state)), 1e-4);
+  }
+}
+
+// Only with item 45 and item 31's springs: not on 4 lanes (volume 41), not with item 45 off, not
+// with the 20-byte entries (stage_springs -1) or item 30's paired walk off
+TEST(EntryColumns, OnlyWithItems45And31) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  const Scene cloth256 = makeCloth(256, {});
+  EXPECT_EQ(askLoaded(CudaOptions{}, cloth256, cudaEntryColumns), 1);
+  EXPECT_EQ(askLoaded(CudaOptions{}, makeVolume(41, {}), cudaEntryColumns), 0);
+  CudaOptions o;
+  o.rows_in_registers = false;
+  EXPECT_EQ(askLoaded(o, cloth256, cudaEntryColumns), 0);
+  o = CudaOptions{};
+  o.stage_springs = -1;
+  EXPECT_EQ(askLoaded(o, cloth256, cudaEntryColumns), 0);
+  EXPECT_EQ(askLoaded(o, cloth256, cudaRowsInRegisters), 1);
+  o = CudaOptions{};
+  o.paired_walk = false;
+  EXPECT_EQ(askLoaded(o, cloth256, cudaEntryColumns), 0);
+  o.entry_columns = false;
+  EXPECT_EQ(askLoaded(o, cloth256, cudaEntryColumns), 0);
+}
+
+}  // namespace
+}  // namespace hooke
