@@ -225,6 +225,15 @@ struct CudaOptions {
   // banks (ncu on the H200 before it: 10 passes a warp's spring load where 4 would do, 2.4 times
   // the shared memory's ideal traffic in all). The same bits.
   bool entry_columns = true;
+  // Item 47, item 14's grid with its rows on one lane in one round (where items 45 and 46 run):
+  // each row's adjacency entries sorted at load by the direction of their other end from the
+  // particle (the offset in units of the shortest spring, by z, y, x), instead of by spring. A
+  // warp's 32 rows then mostly read the same direction at the same entry, so their staged
+  // neighbours' u' lie at slots a few apart and mostly in different banks (a bank model of item
+  // 46's walk: 2.1 → 1.3 passes a load at cloth 256, 2.6 → 1.8 at volume 64). Every gather of
+  // the backend (forces too) sums its rows in this order: the same system, sums in another order,
+  // so not the same bits as without it.
+  bool rows_by_direction = true;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the
@@ -396,6 +405,9 @@ bool cudaRowsInRegisters(const Backend& backend);
 // Whether a loaded CUDA backend's item 45 rows walk item 31's words by column (item 46); false
 // when item 45 does not run.
 bool cudaEntryColumns(const Backend& backend);
+
+// Whether a loaded CUDA backend sorted its CSR rows by direction (item 47).
+bool cudaRowsByDirection(const Backend& backend);
 
 // Entries whose loads each lane of the launched q = A p issues together (item 16: 1, 3 or 4) in a
 // loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is

@@ -572,6 +572,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
         o.entry_columns = false;  // item 46 off: the words in CSR order, springs first-named
         alternatives.push_back({"grid-entries-by-row", o});
         o.entry_columns = true;
+        o.rows_by_direction = false;  // item 47 off: each row's entries by spring
+        alternatives.push_back({"grid-rows-by-spring", o});
+        o.rows_by_direction = true;
       }
       o.float4_layout = false;  // item 3 off on the grid
       alternatives.push_back({"grid-float3", o});
@@ -635,6 +638,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"fill_on_chip", Json::integer(run.fill_on_chip)},
                                       {"rows_in_registers", Json::boolean(run.rows_in_registers)},
                                       {"entry_columns", Json::boolean(run.entry_columns)},
+                                      {"rows_by_direction", Json::boolean(run.rows_by_direction)},
                                       {"compact", Json::boolean(run.compact)},
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
@@ -727,6 +731,7 @@ constexpr Item kItems[] = {
     {45, "45", "item 27's rows on one lane keep their values in registers (off: in shared memory)"},
     {46, "46",
      "item 45's walk: words by column, springs coloured against bank conflicts (off: by row)"},
+    {47, "47", "one-lane grid rows: each row's entries by direction (off: by spring)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -908,6 +913,11 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && base.entry_columns;
         if (!applies) note = "item 45's rows with item 31's springs only";
         o.entry_columns = false;
+        break;
+      case 47:
+        applies = base.path == "grid" && base.rows_by_direction;
+        if (!applies) note = "item 14's grid on one lane in one round of rows only";
+        o.rows_by_direction = false;
         break;
       case 41:
         applies = launched && base.alpha_in_update;

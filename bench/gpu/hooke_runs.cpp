@@ -64,6 +64,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.fill_on_chip = cudaFillOnChip(*backend);
   out.rows_in_registers = cudaRowsInRegisters(*backend);
   out.entry_columns = cudaEntryColumns(*backend);
+  out.rows_by_direction = cudaRowsByDirection(*backend);
   out.compact = cudaCompactEntries(*backend);
   out.stencil = cudaStencilRows(*backend);
   cudaLatticeTiles(*backend, out.tile);
