@@ -1315,6 +1315,12 @@ cudaError_t prepareStagedKernel(bool float4_layout, bool rows, bool registers, b
     if (e != cudaSuccess) return e;
     static_bytes = std::max(static_bytes, attributes.sharedSizeBytes);
   }
+  // a block larger than the device grants is refused here, before any attribute is asked for
+  // (the backend tries several sizes: a refused cudaFuncSetAttribute is an API error to a sanitizer)
+  int optin = 0;
+  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e != cudaSuccess) return e;
+  if (static_bytes + halo_bytes > size_t(optin)) return cudaErrorInvalidValue;
   // item 9 as far as the halos allow: the smallest carve-out that holds wanted_per_sm blocks
   int carveout = int(cudaSharedmemCarveoutDefault);
   if (prefer_l1 && per_sm_bytes > 0) {
