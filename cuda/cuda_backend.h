@@ -23,6 +23,9 @@ enum class CgPath { kAuto, kLaunches, kOneBlock, kGrid };
 inline constexpr int kFillInverses = 1;
 inline constexpr int kFillRows = 2;
 inline constexpr int kFillRowsMinRows = 128;
+// Item 46 (entry_columns): only where a thread of item 27's kernel walks at least this many
+// entries past its two held ones.
+inline constexpr int kColumnsMinWalked = 3;
 
 // Switches of the GPU path. Each one changes speed only, never the result beyond rounding; the
 // backend keeps the values it was created with for its lifetime.
@@ -216,14 +219,17 @@ struct CudaOptions {
   // the block's own (cloth 256 used to load them after the scalars, in a second round).
   // The same bits.
   bool rows_in_registers = true;
-  // Item 46, item 45's rows with item 31's springs and item 30's paired walk: the walk's shared
-  // memory without bank conflicts. Each thread copies its row's words past the two held entries to
-  // shared memory by column (entry k of the block's row t at (k − 2) · block + t), so a warp's 32
-  // rows read 32 consecutive words, where each row's own range cost 2–4 passes of the banks; and
-  // the block's springs are placed by a greedy colouring (staged_halo.h, colourStagedSprings) so
-  // that the 8 rows a pass of a 16-byte load serves mostly read different 16-byte columns of the
-  // banks (ncu on the H200 before it: 10 passes a warp's spring load where 4 would do, 2.4 times
-  // the shared memory's ideal traffic in all). The same bits.
+  // Item 46, item 27's kernel with item 31's springs and item 30's paired walk: the walk's shared
+  // memory without bank conflicts. Each thread copies the words of its share of its row past its
+  // two held entries to shared memory by column (its j-th at (j − 2) · block + thread), so a
+  // warp's 32 threads read 32 consecutive words, where each row's own range cost 2–4 passes of the
+  // banks on one lane; and the block's springs are placed by a greedy colouring (staged_halo.h,
+  // colourStagedSprings) so that the 8 threads a pass of a 16-byte load serves mostly read
+  // different 16-byte columns of the banks (ncu on the H200 before it, cloth 256: 10 passes a
+  // warp's spring load where 4 would do, 2.4 times the shared memory's ideal traffic in all).
+  // Only where a thread walks at least kColumnsMinWalked entries (the 1-lane grids, volume 41 on
+  // 4 lanes; not cloth 128 on 4 or volume 26 on 8, where it measured 1–2.5 % slower). The same
+  // bits.
   bool entry_columns = true;
   // Item 47, item 14's grid with its rows on one lane in one round (where items 45 and 46 run):
   // each row's adjacency entries sorted at load by the direction of their other end from the
@@ -402,8 +408,8 @@ int cudaFillOnChip(const Backend& backend);
 // one lane); false when item 27 does not run.
 bool cudaRowsInRegisters(const Backend& backend);
 
-// Whether a loaded CUDA backend's item 45 rows walk item 31's words by column (item 46); false
-// when item 45 does not run.
+// Whether a loaded CUDA backend's item 27 rows walk item 31's words by column (item 46); false
+// when item 27 does not run.
 bool cudaEntryColumns(const Backend& backend);
 
 // Whether a loaded CUDA backend sorted its CSR rows by direction (item 47).

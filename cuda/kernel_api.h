@@ -409,11 +409,11 @@ struct WholeCgArgs {
   // kept rows), and the loads right after the barrier are the other blocks' slots. false: the own
   // rows' area (9 floats per row), the first round of slots after the barrier
   bool rows_in_registers = false;
-  // item 45's kernel with item 31's words and item 30's paired walk (item 46): each thread copies
-  // its row's words past the kGridHeldEntries held ones to shared memory by column, entry k at
-  // (k − kGridHeldEntries, staged_halo.h) · block + thread, and the walk reads them there;
-  // stage_entry_slots is then that area's size (the longest row's walked entries times the block).
-  // false: the block's entries in CSR order
+  // item 27's kernel with item 31's words and item 30's paired walk (item 46): each thread copies
+  // its share of its row's words (entries sub, sub + lanes, ...) past the kGridHeldEntries held
+  // ones (staged_halo.h) to shared memory by column, its j-th at (j − kGridHeldEntries) · block +
+  // thread, and the walk reads them there; stage_entry_slots is then that area's size (the most
+  // entries a thread walks times the block). false: the block's entries in CSR order
   bool entry_columns = false;
   // item 14's kernel (item 44): after the grid-wide sums the stop is r'·r' <= target² and β', η
   // take 1/γ and 1/α formed after the iteration before; false: √(r'·r') <= target and three

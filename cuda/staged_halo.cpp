@@ -124,33 +124,43 @@ bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
   return true;
 }
 
-bool colourStagedSprings(uint32_t rows, const std::vector<uint32_t>& row_start,
+bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
                          uint32_t walked_from, StagedHalo* h) {
-  if (h->spring_start.size() < 2 || h->words.empty() || rows == 0 || row_start.empty())
+  if (h->spring_start.size() < 2 || h->words.empty() || threads == 0 || lanes == 0 ||
+      threads % lanes != 0 || row_start.empty()) {
     return false;
+  }
   constexpr uint32_t kColours = 8;  // 16-byte places in 128 bytes of banks
-  constexpr uint32_t kQuarter = 8;  // rows a pass of a 16-byte load serves
-  const size_t n = row_start.size() - 1;
+  constexpr uint32_t kQuarter = 8;  // threads a pass of a 16-byte load serves
+  const size_t n = row_start.size() - 1, rows = threads / lanes;
   const size_t blocks = h->spring_start.size() - 1;
   std::vector<uint32_t> springs, spring_start{0}, words = h->words;
   uint32_t spring_slots = 0;
   for (size_t b = 0; b < blocks; ++b) {
-    const size_t first = std::min(n, b * size_t(rows)), end = std::min(n, first + rows);
+    const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
     const uint32_t begin = h->spring_start[b], count = h->spring_start[b + 1] - begin;
-    uint32_t longest = 0;
+    uint32_t longest = 0;  // the most entries one thread gathers
     for (size_t i = first; i < end; ++i)
-      longest = std::max(longest, row_start[i + 1] - row_start[i]);
-    // the groups read together: (quarter of rows, k); each spring's (at most two: its ends)
-    const size_t quarters = (end - first + kQuarter - 1) / kQuarter;
+      longest = std::max(longest, (row_start[i + 1] - row_start[i] + lanes - 1) / lanes);
+    // the thread t's j-th entry, or UINT32_MAX
+    auto entryOf = [&](uint32_t t, uint32_t j) {
+      const size_t i = first + t / lanes;
+      if (i >= end) return UINT32_MAX;
+      const uint32_t e = row_start[i] + t % lanes + lanes * j;
+      return e < row_start[i + 1] ? e : UINT32_MAX;
+    };
+    // the groups read together: (quarter of threads, j); each spring's (at most two: its ends)
+    const size_t quarters = (threads + kQuarter - 1) / kQuarter;
     std::vector<std::vector<uint32_t>> members(quarters * size_t(longest));
     std::vector<std::array<uint32_t, 2>> groups_of(count, {UINT32_MAX, UINT32_MAX});
-    std::vector<uint32_t> order;  // places in the walk's order: k, then row; then the rest
+    std::vector<uint32_t> order;  // places in the walk's order: j, then thread; then the rest
     std::vector<char> named(count, 0);
-    for (uint32_t k = walked_from; k < longest; ++k) {
-      for (size_t i = first; i < end; ++i) {
-        if (row_start[i] + k >= row_start[i + 1]) continue;
-        const uint32_t place = h->words[row_start[i] + k] & 0xffffu;
-        const uint32_t group = uint32_t(((i - first) / kQuarter) * longest + k);
+    for (uint32_t j = walked_from; j < longest; ++j) {
+      for (uint32_t t = 0; t < threads; ++t) {
+        const uint32_t e = entryOf(t, j);
+        if (e == UINT32_MAX) continue;
+        const uint32_t place = h->words[e] & 0xffffu;
+        const uint32_t group = uint32_t((t / kQuarter) * longest + j);
         members[group].push_back(place);
         auto& g = groups_of[place];
         (g[0] == UINT32_MAX ? g[0] : g[1]) = group;

@@ -44,17 +44,19 @@ bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
                      const std::vector<uint32_t>& row_start, const int32_t* adjacency,
                      uint32_t max_slots, StagedHalo* out);
 
-// Item 46: reorders each block's springs (item 31's lists, one round of `rows` rows on one lane)
-// for the walk that reads entry k >= walked_from of a warp's 32 rows together, a quarter-warp (8
-// rows) per shared-memory pass of a 16-byte load: each spring's place mod 8 (its colour: which 16
-// bytes of a 128-byte row of banks it takes) differs, where a greedy colouring finds one free,
-// from the other springs its quarter-warps read at the same k. The first-named order gives ~2.5
-// times the passes a warp needs (ncu on the H200: 10 where 4 would do). Places are 8 j + colour,
-// visited in the walk's order (k, then row); a hole left by the colouring holds the block's first
-// spring again (copied, never read). The words are rewritten to the new places; every entry keeps
-// its spring and slot. False, with `h` unchanged, where it has no item 31 lists or a block's places
-// would pass 65535.
-bool colourStagedSprings(uint32_t rows, const std::vector<uint32_t>& row_start,
+// Item 46: reorders each block's springs (item 31's lists, one round of rows: block b's threads
+// `threads`, `lanes` to a row, thread t gathering entries t % lanes, t % lanes + lanes, ... of the
+// block's row t / lanes) for the walk that reads the j-th entry (j >= walked_from) of a warp's 32
+// threads together, a quarter-warp (8 threads) per shared-memory pass of a 16-byte load: each
+// spring's place mod 8 (its colour: which 16 bytes of a 128-byte row of banks it takes) differs,
+// where a greedy colouring finds one free, from the other springs its quarter-warps read at the
+// same j. The first-named order gives ~2.5 times the passes a warp needs on one lane (ncu on the
+// H200: 10 where 4 would do). Places are 8 k + colour, visited in the walk's order (j, then
+// thread); a hole left by the colouring holds the block's first spring again (copied, never
+// read). The words are rewritten to the new places; every entry keeps its spring and slot. False,
+// with `h` unchanged, where it has no item 31 lists, the lanes do not divide the threads, or a
+// block's places would pass 65535.
+bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
                          uint32_t walked_from, StagedHalo* h);
 
 }  // namespace hooke::cuda

@@ -36,7 +36,7 @@ class WholeCg {
   bool fillKeptRows() const { return stagedRows() && plan_.args.fill_kept_rows; }  // item 43
   bool fillInverses() const { return stagedRows() && plan_.args.fill_inverses; }
   bool rowsInRegisters() const { return stagedRows() && plan_.args.rows_in_registers; }  // 45
-  bool entryColumns() const { return rowsInRegisters() && plan_.args.entry_columns; }    // 46
+  bool entryColumns() const { return stagedRows() && plan_.args.entry_columns; }         // 46
 
   // Starts the solve of A Δv = b that the prepare kernels set up (start_count partial sums of b·b
   // and r·z). With interval 0 nothing waits: one launch does every iteration and the scalars are

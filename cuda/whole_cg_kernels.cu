@@ -160,10 +160,10 @@ __device__ __forceinline__ HeldEntries<kHeld> holdEntries(const DeviceModel& m,
 // Item 30 (kShared: the row's entries staged in shared memory, as item 27 always has them): the
 // walk reads shared memory only, two entries a round, both entries' and both neighbours' reads
 // issued before either product; the sum in entry order, so the same bits.
-// Item 46 (kColumns: item 45's rows on one lane, item 31's words): the row's entries past the held
-// ones are in shared memory by column, its entry k at (k − kHeld) · blockDim + thread, so a warp's
-// 32 rows read 32 consecutive words (one wavefront, where the rows' own ranges took 2–4); the
-// same pairs in the same order, so the same bits.
+// Item 46 (kColumns: item 27's walk of item 31's words): each thread's share of its row past its
+// held entries is in shared memory by column, its j-th entry at (j − kHeld) · blockDim + thread,
+// so a warp's 32 threads read 32 consecutive words (one wavefront, where the rows' own ranges took
+// 2–4 on one lane); the same pairs in the same order, so the same bits.
 template <int kAblate, int kHeld, bool kStaged = false, bool kShared = false, int kWords = 0,
           bool kColumns = false, typename Value>
 __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceSystem& sys,
@@ -192,10 +192,11 @@ __device__ __forceinline__ glm::vec3 rowPart(const DeviceModel& m, const DeviceS
   }
   if constexpr (kColumns) {
     static_assert(kShared && kHeld > 0, "item 46 walks item 27's staged entries past the held");
-    // one lane: i is the held row (item 27's one round of rows), its first entry rest − count
+    // i is the held row (item 27's one round of rows): this lane's entries past its held ones, at
+    // its column j − kHeld
     if (e >= end) return part;
-    uint32_t left = end - e;
-    uint32_t c = (e - (held.rest - held.count) - uint32_t(kHeld)) * blockDim.x + threadIdx.x;
+    uint32_t left = (end - e + lanes - 1) / lanes;
+    uint32_t c = (held.count - uint32_t(kHeld)) * blockDim.x + threadIdx.x;
     for (; left >= 2; left -= 2, c += 2 * blockDim.x) {
       const GatherEntry a = gatherEntry<kAblate, kStaged, true, kWords>(m, sys, staged, c);
       const GatherEntry b =
@@ -660,8 +661,7 @@ template <bool F4, int kAblate, int kHeld, bool kStaged = false, bool kEarly = f
           bool kSharedWalk = false, int kWords = 0, bool kOwnInRegisters = false,
           bool kColumns = false>
 __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
-  static_assert(!kColumns || (kOwnInRegisters && kWords > 0 && kSharedWalk),
-                "item 46 is item 45's walk of item 31's words");
+  static_assert(!kColumns || (kWords > 0 && kSharedWalk), "item 46 walks item 31's words");
   static_assert(!kEarly || kStaged, "item 27 runs on item 18's staged kernel");
   constexpr bool kPairedWalk = kEarly && kSharedWalk;  // item 30: item 27's entries are staged
   const DeviceModel& m = a.model;
@@ -720,15 +720,17 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         for (uint32_t k = threadIdx.x; s0 + k < s1; k += blockDim.x)
           blocks[k] = readOnly<kAblate>(sys.block + __ldg(a.stage_springs + s0 + k));
         if constexpr (kColumns) {
-          // item 46: each thread its own row's words past the held entries, by column (one lane,
-          // one round: the block's row t is thread t's)
-          const uint32_t row = first + threadIdx.x;
+          // item 46: each thread the words of its share of its row (entries sub, sub + lanes, ...)
+          // past the held ones, by column (one round: the block's row t / lanes is thread t's)
+          const uint32_t lanes = kOwnInRegisters ? 1u : uint32_t(a.lanes);  // item 45: one
+          const uint32_t row = first + threadIdx.x / lanes;
           if (row < n) {
-            const uint32_t r0 = readOnly<kAblate>(m.row_start + row);
             const uint32_t r1 = readOnly<kAblate>(m.row_start + row + 1);
-            for (uint32_t e = r0 + uint32_t(kHeld); e < r1; ++e)
-              slots[(e - r0 - uint32_t(kHeld)) * blockDim.x + threadIdx.x] =
-                  __ldg(a.stage_words + e);
+            uint32_t c = threadIdx.x;
+            for (uint32_t e = readOnly<kAblate>(m.row_start + row) + threadIdx.x % lanes +
+                              lanes * uint32_t(kHeld);
+                 e < r1; e += lanes, c += blockDim.x)
+              slots[c] = __ldg(a.stage_words + e);
           }
         } else {
           for (uint32_t k = threadIdx.x; begin + k < end; k += blockDim.x)
@@ -836,7 +838,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       r.ui = applyMatrix(inverseBlock<kAblate>(sys.inv_diag, i), R0.get(i));
       // (item 46: the staged words are by column, which only its walk reads)
       r.springs = rowPart<kAblate, kHeld, kStaged, kColumns, kWords, kColumns>(
-          m, sys, held, i, r.ui, r.mask, sub, lanes, neighbour, entries);
+          m, sys, held, i, r.ui, r.mask, kOwnInRegisters ? 0u : sub, kOwnInRegisters ? 1u : lanes,
+          neighbour, entries);
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
@@ -979,8 +982,10 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         r.ri = residual(i, r.si);        // r'
         r.ui = preconditioned(i, r.ri);  // u'
       }
+      // (item 45's rows are on one lane: known here, for the compiler)
       r.springs = rowPart<kAblate, kHeld, kStaged, kPairedWalk, kWords, kColumns>(
-          m, sys, held, i, r.ui, r.mask, sub, lanes, neighbour, entries);
+          m, sys, held, i, r.ui, r.mask, in_registers ? 0u : sub, in_registers ? 1u : lanes,
+          neighbour, entries);
       return r;
     };
     auto finish = [&](uint32_t i, const Row& r) {
@@ -1146,15 +1151,16 @@ enum RowsWalk { kWalkOneAtATime = 0, kWalkPairedWords = 1, kWalkPairedEntries = 
 // Each also with item 45 (kRegisters, rows on one lane), a kernel of its own: as a flag of one
 // kernel it cost the kernels on several lanes 2.5–3.5 % per iteration (volume 26 and 41, cloth
 // 64 and 128; bench/results/gpu-h200-2026-12-04-registers.json, call 1).
-// And item 46 (kOwn = kOwnColumns: item 45 with item 31's words by column), with item 30's paired
-// walk only.
-enum RowsOwn { kOwnShared = 0, kOwnRegisters = 1, kOwnColumns = 2 };
+// And item 46 (item 31's words by column: kOwnColumns with item 45, kOwnSharedColumns without),
+// with item 30's paired walk only.
+enum RowsOwn { kOwnShared = 0, kOwnRegisters = 1, kOwnColumns = 2, kOwnSharedColumns = 3 };
 
 template <bool F4, int kWalk, int kOwn>
 __global__ void __launch_bounds__(kGridMaxThreads, 1)
     singleReductionStagedRowsKernel(WholeCgArgs args) {
   wholeCgSingleReduction<F4, kAblateNone, kHeldEntriesSingle, true, true, kWalk != kWalkOneAtATime,
-                         kWalk, kOwn != kOwnShared, kOwn == kOwnColumns>(args);
+                         kWalk, kOwn == kOwnRegisters || kOwn == kOwnColumns,
+                         kOwn == kOwnColumns || kOwn == kOwnSharedColumns>(args);
 }
 
 template <bool F4>
@@ -1212,6 +1218,10 @@ KernelFn kernelFor(bool one_block, int ablation, bool single_reduction, bool hel
         return walk == kWalkPairedWords
                    ? singleReductionStagedRowsKernel<F4, kWalkPairedWords, kOwnColumns>
                    : nullptr;
+      case kOwnSharedColumns:
+        return walk == kWalkPairedWords
+                   ? singleReductionStagedRowsKernel<F4, kWalkPairedWords, kOwnSharedColumns>
+                   : nullptr;
       default:
         return nullptr;
     }
@@ -1253,7 +1263,8 @@ KernelFn kernelFor(bool float4_layout, bool one_block, int ablation, bool single
 // Item 27's kernel form for its own rows: in shared memory, in registers (item 45), in registers
 // with the words by column (item 46).
 int ownForm(bool registers, bool columns) {
-  return !registers ? kOwnShared : columns ? kOwnColumns : kOwnRegisters;
+  if (columns) return registers ? kOwnColumns : kOwnSharedColumns;
+  return registers ? kOwnRegisters : kOwnShared;
 }
 
 // The kernels a staged launch may run, into out (room for 3): item 27's three walks (rows; `own`:
@@ -1263,7 +1274,7 @@ int stagedKernels(bool float4_layout, bool rows, int own, KernelFn* out) {
     out[0] = kernelFor(float4_layout, false, kAblateNone, true, true, true, false);
     return 1;
   }
-  if (own == kOwnColumns) {  // item 46's one walk
+  if (own == kOwnColumns || own == kOwnSharedColumns) {  // item 46's one walk
     out[0] =
         kernelFor(float4_layout, false, kAblateNone, true, true, true, true, kWalkPairedWords, own);
     return 1;
@@ -1316,7 +1327,8 @@ cudaError_t prepareStagedKernel(bool float4_layout, bool rows, bool registers, b
     static_bytes = std::max(static_bytes, attributes.sharedSizeBytes);
   }
   // a block larger than the device grants is refused here, before any attribute is asked for
-  // (the backend tries several sizes: a refused cudaFuncSetAttribute is an API error to a sanitizer)
+  // (the backend tries several sizes: a refused cudaFuncSetAttribute is an API error to a
+  // sanitizer)
   int optin = 0;
   e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (e != cudaSuccess) return e;
@@ -1364,13 +1376,14 @@ cudaError_t queryWholeCg(bool float4_layout, bool one_block, bool single_reducti
     // reads, so fewer, larger blocks win. A kernel that cannot run the block asked for (ablation
     // 4's bounded kernels: 256) gets its largest; the backend refuses that mismatch
     // item 27's walks are three kernels (staged_rows), each also in item 45's form, and item
-    // 46's: the shape all seven can run
-    KernelFn kernels[7] = {kernel};
+    // 46's two: the shape all eight can run
+    KernelFn kernels[8] = {kernel};
     int count = 1;
     if (staged_rows) {
       count = stagedKernels(float4_layout, true, kOwnShared, kernels);
       count += stagedKernels(float4_layout, true, kOwnRegisters, kernels + count);
       count += stagedKernels(float4_layout, true, kOwnColumns, kernels + count);
+      count += stagedKernels(float4_layout, true, kOwnSharedColumns, kernels + count);
     }
     const int wanted = grid_block > 0 ? std::min(grid_block, kGridMaxThreads) : kHeavyThreads;
     int block = wanted;
@@ -1430,7 +1443,7 @@ cudaError_t launchWholeCg(Launch launch, cudaStream_t stream, bool float4_layout
                    : args.stage_spring_slots > 0 ? kWalkPairedWords
                                                  : kWalkPairedEntries;
   const bool registers = rows && args.rows_in_registers;  // item 45 (item 27's rows only)
-  const bool columns = registers && args.entry_columns;   // item 46 (item 45's only)
+  const bool columns = rows && args.entry_columns;        // item 46 (item 27's only)
   KernelFn kernel = kernelFor(float4_layout, one_block, ablation, args.single_reduction,
                               args.held_entries, staged, rows, walk, ownForm(registers, columns));
   if (!kernel) return cudaErrorInvalidValue;

@@ -730,7 +730,7 @@ constexpr Item kItems[] = {
      "item 14's scalars: stop on r.r vs target^2, 1/gamma and 1/alpha ahead (off: 3 divisions)"},
     {45, "45", "item 27's rows on one lane keep their values in registers (off: in shared memory)"},
     {46, "46",
-     "item 45's walk: words by column, springs coloured against bank conflicts (off: by row)"},
+     "item 27's walk: words by column, springs coloured against bank conflicts (off: by row)"},
     {47, "47", "one-lane grid rows: each row's entries by direction (off: by spring)"},
 };
 
@@ -911,7 +911,7 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         break;
       case 46:
         applies = base.path == "grid" && base.entry_columns;
-        if (!applies) note = "item 45's rows with item 31's springs only";
+        if (!applies) note = "item 27's rows with item 31's springs only";
         o.entry_columns = false;
         break;
       case 47:
