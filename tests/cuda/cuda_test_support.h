@@ -316,4 +316,63 @@ inline int totalIterations(const Trajectory& run) {
   return sum;
 }
 
+// One case of a switch's test: a scene, the options it runs under, the solver's settings and how
+// many steps.
+struct SwitchCase {
+  std::string name;
+  const Scene* scene;
+  CudaOptions options;
+  SolverSettings settings;
+  int steps;
+};
+
+// The solver variants an item-27 switch is checked under, appended to `cases`: `cloth` under
+// `cloth_options` in launches of 3 iterations (each launch starts from global memory again),
+// warm-started and in packed float3; `volume` under `volume_options` with Newton's repeated
+// solves; `cloth` again under BDF2 and capped at 2 iterations a solve
+inline void appendSolverVariants(std::vector<SwitchCase>* cases, const Scene& cloth,
+                                 const CudaOptions& cloth_options, const Scene& volume,
+                                 const CudaOptions& volume_options) {
+  const SolverSettings implicit = settingsFor(Integrator::kImplicit);
+  CudaOptions o = cloth_options;
+  o.whole_cg_interval = 3;
+  cases->push_back({cloth.name + " launches of 3", &cloth, o, implicit, 20});
+  o = cloth_options;
+  o.warm_start = true;
+  cases->push_back({cloth.name + " warm", &cloth, o, implicit, 20});
+  o = cloth_options;
+  o.float4_layout = false;
+  cases->push_back({cloth.name + " float3", &cloth, o, implicit, 20});
+  cases->push_back(
+      {volume.name + " newton", &volume, volume_options, settingsFor(Integrator::kNewton), 10});
+  cases->push_back(
+      {cloth.name + " bdf2", &cloth, cloth_options, settingsFor(Integrator::kBdf2), 10});
+  SolverSettings capped = implicit;
+  capped.max_iterations = 2;
+  cases->push_back({cloth.name + " cap 2", &cloth, cloth_options, capped, 20});
+}
+
+// Short solves: 4 steps of `scene` capped at 6 iterations a solve, under `off` and under `on`
+// (small enough for compute-sanitizer's racecheck): `in_use` false for the first backend and true
+// for the second, the same bytes and iterations, and every solve past the first step (from rest)
+// at the cap.
+inline void expectShortSolvesKeepBits(const CudaOptions& off, const CudaOptions& on,
+                                      const Scene& scene, bool (*in_use)(const Backend&)) {
+  SolverSettings settings = settingsFor(Integrator::kImplicit);
+  settings.max_iterations = 6;
+  std::string why_off, why_on;
+  std::unique_ptr<Backend> without = createCudaBackend(off, &why_off);
+  std::unique_ptr<Backend> with = createCudaBackend(on, &why_on);
+  ASSERT_TRUE(without && with) << why_off << why_on;
+  const Trajectory a = runSteps(*without, scene, settings, 4);
+  const Trajectory b = runSteps(*with, scene, settings, 4);
+  ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
+  EXPECT_FALSE(in_use(*without));
+  EXPECT_TRUE(in_use(*with));
+  expectSameBitsAndIterations(a, b);
+  ASSERT_EQ(b.stats.size(), 4u);
+  for (size_t k = 1; k < 4; ++k)
+    EXPECT_EQ(b.stats[k].cg_iterations, 6) << "step " << k;
+}
+
 }  // namespace hooke::cuda_test

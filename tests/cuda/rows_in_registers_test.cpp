@@ -65,34 +65,12 @@ TEST(RowsInRegisters, GiveTheSharedRowsBitsAndIterations) {
   const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {});
   const Scene volume10 = makeVolume(10, {});
   const SolverSettings implicit = settingsFor(Integrator::kImplicit);
-  struct Case {
-    std::string name;
-    const Scene* scene;
-    CudaOptions options;
-    SolverSettings settings;
-    int steps;
-  };
-  std::vector<Case> cases = {
+  std::vector<SwitchCase> cases = {
       {"cloth16 blocks of 64", &cloth16, gridOptions(1, 64), implicit, 20},
       {"cloth32 blocks of 128", &cloth32, gridOptions(1, 128), implicit, 10},
       {"volume10 blocks of 256", &volume10, gridOptions(1, 256), implicit, 10}};
-  CudaOptions o = gridOptions(1, 64);
-  o.whole_cg_interval = 3;
-  cases.push_back({"cloth16 launches of 3", &cloth16, o, implicit, 20});
-  o = gridOptions(1, 64);
-  o.warm_start = true;
-  cases.push_back({"cloth16 warm", &cloth16, o, implicit, 20});
-  o = gridOptions(1, 64);
-  o.float4_layout = false;
-  cases.push_back({"cloth16 float3", &cloth16, o, implicit, 20});
-  cases.push_back(
-      {"volume10 newton", &volume10, gridOptions(1, 256), settingsFor(Integrator::kNewton), 10});
-  cases.push_back(
-      {"cloth16 bdf2", &cloth16, gridOptions(1, 64), settingsFor(Integrator::kBdf2), 10});
-  SolverSettings capped = implicit;
-  capped.max_iterations = 2;
-  cases.push_back({"cloth16 cap 2", &cloth16, gridOptions(1, 64), capped, 20});
-  for (const Case& c : cases) {
+  appendSolverVariants(&cases, cloth16, gridOptions(1, 64), volume10, gridOptions(1, 256));
+  for (const SwitchCase& c : cases) {
     SCOPED_TRACE(c.name);
     expectRegistersKeepBits(c.options, *c.scene, c.settings, c.steps);
   }
@@ -102,22 +80,11 @@ TEST(RowsInRegisters, GiveTheSharedRowsBitsAndIterations) {
 // next five from registers (small enough for compute-sanitizer's racecheck)
 TEST(RowsInRegisters, ShortSolves) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
-  SolverSettings settings = settingsFor(Integrator::kImplicit);
-  settings.max_iterations = 6;
-  const Scene cloth = makeCloth(16, {});
-  CudaOptions o = gridOptions(1, 64);
-  o.rows_in_registers = false;
-  HOOKE_CUDA_OR_SKIP(shared, o);
-  o.rows_in_registers = true;
-  HOOKE_CUDA_OR_SKIP(registers, o);
-  const Trajectory off = runSteps(*shared, cloth, settings, 4);
-  const Trajectory on = runSteps(*registers, cloth, settings, 4);
-  EXPECT_TRUE(cudaRowsInRegisters(*registers));
-  EXPECT_FALSE(cudaRowsInRegisters(*shared));
-  expectSameBitsAndIterations(off, on);
-  ASSERT_EQ(on.stats.size(), 4u);
-  for (size_t k = 1; k < 4; ++k)  // past the first step from rest, every solve hits the cap
-    EXPECT_EQ(on.stats[k].cg_iterations, 6) << "step " << k;
+  CudaOptions off = gridOptions(1, 64);
+  off.rows_in_registers = false;
+  CudaOptions on = off;
+  on.rows_in_registers = true;
+  expectShortSolvesKeepBits(off, on, makeCloth(16, {}), cudaRowsInRegisters);
 }
 
 // The automatic grid's systems on one lane: cloth 256 and volume 64 (65,536 and 65,536
