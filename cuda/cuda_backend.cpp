@@ -1073,8 +1073,9 @@ Status CudaBackend::load(const Model& model, const State& state) {
     chooseLanes(kBatchedRowShare, true);  // untiled: item 40's batch where the lanes are one
   }
 
-  // CSR adjacency, particle -> its springs in increasing (device) spring order, the order of
-  // every gather's sum, each with the other end and which end this particle is
+  // CSR adjacency, particle -> its springs in increasing (device) spring order (item 47: by
+  // direction, below), the order of every gather's sum, each with the other end and which end
+  // this particle is
   std::vector<uint32_t> row_start(n + 1, 0);
   for (const glm::uvec2& e : ends) {
     ++row_start[e.x + 1];
@@ -1238,9 +1239,10 @@ Status CudaBackend::load(const Model& model, const State& state) {
                                 cuda::colourStagedSprings(uint32_t(whole_launch_.block), lanes,
                                                           row_start, walked_from, &halo);
     if (columns_wanted) column_words = (longest - walked_from) * uint32_t(whole_launch_.block);
+    bool columns_on = columns_wanted;  // cleared where the columns do not fit but the words do
     auto fitsAs = [&](uint32_t entry_slots, bool rows, uint32_t springs_once, bool kept_rows,
                       bool inverses) {
-      const bool columns = rows && columns_wanted && springs_once > 0;
+      const bool columns = rows && columns_on && springs_once > 0;
       if (columns) entry_slots = column_words;
       int per_sm = 0;
       const cudaError_t prepared = cuda::prepareStagedKernel(
@@ -1284,6 +1286,15 @@ Status CudaBackend::load(const Model& model, const State& state) {
         spring_slots = halo.spring_slots;
         return true;
       }
+      // item 46's columns take the longest thread's share times the block: where one long row
+      // makes them too large, item 31's words in CSR order (the coloured places serve them too)
+      if (springs_ok && rows && columns_on) {
+        columns_on = false;
+        if (fits(halo.entry_slots, rows, halo.spring_slots)) {
+          spring_slots = halo.spring_slots;
+          return true;
+        }
+      }
       spring_slots = 0;
       return wide_ok && fits(halo.entry_slots, rows);
     };
@@ -1302,7 +1313,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
     fill_kept_rows = fill_kept_rows && stage_rows;
     fill_inverses = fill_inverses && stage_rows;
     rows_in_registers = registers_wanted && stage_rows;
-    entry_columns = columns_wanted && stage_rows && spring_slots > 0;
+    entry_columns = columns_on && stage_rows && spring_slots > 0;
   }
   if (spring_slots == 0) {  // item 31's lists only where they are used
     halo.spring_start.clear();

@@ -231,7 +231,7 @@ struct CudaOptions {
   // 4 lanes; not cloth 128 on 4 or volume 26 on 8, where it measured 1–2.5 % slower). The same
   // bits.
   bool entry_columns = true;
-  // Item 47, item 14's grid with its rows on one lane in one round (where items 45 and 46 run):
+  // Item 47, item 14's grid with its rows on one lane in one round (item 27's or not):
   // each row's adjacency entries sorted at load by the direction of their other end from the
   // particle (the offset in units of the shortest spring, by z, y, x), instead of by spring. A
   // warp's 32 rows then mostly read the same direction at the same entry, so their staged

@@ -793,15 +793,22 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         reinterpret_cast<uintptr_t>(kept.base + (keep_rows ? 9 * size_t(rows) : 0));
     inverses = reinterpret_cast<float*>((end + 7) & ~uintptr_t(7));
     if (shared_inverses) {
-      // slot j's block is read only by the thread that writes it here (the fill's stride)
-      for (uint32_t j = threadIdx.x; j < stage_count; j += blockDim.x) {
+      // slot j's block is read only by the thread that writes it here, in the fill's order: slots
+      // t, t + blockDim, ...; with item 45 its own slot t and then own_rows + t, own_rows + t +
+      // blockDim, ... (in a block of fewer rows than threads those are other threads' slots in
+      // the plain order, and a launch that does not start the solve has no barrier before its
+      // first fill)
+      auto copy = [&](uint32_t j) {
         const SymmetricEntries e =
             loadSymmetricEntries(sys.inv_diag, __ldg(a.stage_halo + stage_begin + j));
         float2* out = reinterpret_cast<float2*>(inverses) + 3 * size_t(j);
         out[0] = e.e[0];
         out[1] = e.e[1];
         out[2] = e.e[2];
-      }
+      };
+      if (in_registers && threadIdx.x < own_rows) copy(threadIdx.x);
+      for (uint32_t j = ahead_slot; j < stage_count; j += blockDim.x)
+        copy(j);
     }
   }
   // Fills the halo with u_of(particle) and returns what the gather reads for a neighbour: its

@@ -29,7 +29,7 @@ struct RunSummary {
   bool staged_springs = false;     // the staged entries as each block's springs once (item 31)
   int fill_on_chip = 0;            // item 43: what item 27's fill holds in shared memory (bits)
   bool rows_in_registers = false;  // item 45: item 27's rows on one lane keep them in registers
-  bool entry_columns = false;      // item 46: item 45's walk of the words by column
+  bool entry_columns = false;      // item 46: item 27's walk of the words by column
   bool rows_by_direction = false;  // item 47: the CSR rows sorted by direction
   bool compact = false;            // the launched q = A p read item 20's 4-byte entries
   bool stencil = false;            // the launched q = A p read item 22's offset-stencil rows

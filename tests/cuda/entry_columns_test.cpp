@@ -128,9 +128,10 @@ TEST(EntryColumns, ColouringKeepsEveryEntryAndCutsTheBanksPasses) {
 
 // With item 31's springs, item 46 on and off give the same bytes and CG iterations: on one lane
 // (item 45) cloth 16 in blocks of 64, cloth 32 in blocks of 128, volume 10 in blocks of 256 (rows
-// of 3 to 26 entries, some shorter than the two held), launches of 3 iterations, float3; volume 10
-// on 2 and 4 lanes (each thread's share of its row by column, item 35's lane sums on 4), cloth 16
-// with item 45 off on one lane; and the automatic cloth 256, volume 41 and volume 64
+// of 5 to 12 and 7 to 26 entries), launches of 3 iterations, float3; volume 10 on 2 and 4 lanes
+// (each thread's share of its row by column; on 4, item 35's lane sums, and threads whose share of
+// a corner's 7 entries is shorter than the two they hold), cloth 16 with item 45 off on one lane;
+// and the automatic cloth 256, volume 41 and volume 64
 TEST(EntryColumns, GiveTheRowsBitsAndIterations) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {});

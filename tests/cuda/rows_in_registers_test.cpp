@@ -55,18 +55,25 @@ void expectRegistersKeepBits(const CudaOptions& options, const Scene& scene,
   EXPECT_GT(relativeDifference(runs.back().state, scene.state, extentOf(scene.state)), 1e-4);
 }
 
-// On one lane: cloth 16 in blocks of 64 (its halos take three rounds of a block's threads: the
-// other blocks' slots in the first round after the barrier and in later ones), cloth 32 in blocks
-// of 128 and volume 10 in blocks of 256 (13 and 26 entries a row); launches of 3 iterations (each
+// On one lane: cloth 16 in blocks of 64 (its halos take two rounds of a block's threads: the own
+// slots and the other blocks' in one round after the barrier) and in blocks of 32 (the other
+// blocks' slots in a second round too), cloth 15 in blocks of 64 in launches of 3 (a last block of
+// 33 rows: its threads' other blocks' slots start at 33, so each thread's P⁻¹ blocks must be the
+// ones it copied, in launches that start with no barrier before the fill), cloth 32 in blocks of
+// 128 and volume 10 in blocks of 256 (12 and 26 entries a row); launches of 3 iterations (each
 // launch loads the own rows from global memory again), warm-started, in packed float3, under
 // Newton's and BDF2's repeated solves, and capped at 2 iterations a solve
 TEST(RowsInRegisters, GiveTheSharedRowsBitsAndIterations) {
   HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
   const Scene cloth16 = makeCloth(16, {}), cloth32 = makeCloth(32, {});
-  const Scene volume10 = makeVolume(10, {});
+  const Scene cloth15 = makeCloth(15, {}), volume10 = makeVolume(10, {});
   const SolverSettings implicit = settingsFor(Integrator::kImplicit);
+  CudaOptions partial = gridOptions(1, 64);
+  partial.whole_cg_interval = 3;
   std::vector<SwitchCase> cases = {
       {"cloth16 blocks of 64", &cloth16, gridOptions(1, 64), implicit, 20},
+      {"cloth16 blocks of 32", &cloth16, gridOptions(1, 32), implicit, 20},
+      {"cloth15 blocks of 64, launches of 3", &cloth15, partial, implicit, 20},
       {"cloth32 blocks of 128", &cloth32, gridOptions(1, 128), implicit, 10},
       {"volume10 blocks of 256", &volume10, gridOptions(1, 256), implicit, 10}};
   appendSolverVariants(&cases, cloth16, gridOptions(1, 64), volume10, gridOptions(1, 256));
