@@ -261,6 +261,13 @@ inline CudaOptions launchedInPlainOrder() {
 }
 
 // Whether a loaded backend runs item 26's joined update and direction kernel
+// Whether a loaded backend runs item 27's kernel (its halos, entries and own rows staged)
+inline bool stagedRowsRun(const Backend& backend) {
+  bool rows = false;
+  cudaStagedHalo(backend, nullptr, &rows);
+  return rows;
+}
+
 inline bool joinedKernelRuns(const Backend& backend) {
   return cudaDirectionInUpdate(backend) >= 1;
 }

@@ -175,9 +175,7 @@ TEST(EntryColumns, GiveTheRowsBitsAndIterations) {
       ASSERT_TRUE(gpu) << why_not;
       runs[columns] = runSteps(*gpu, *c.scene, c.settings, c.steps);
       ASSERT_TRUE(runs[columns].ok) << runs[columns].error;
-      bool rows = false;
-      cudaStagedHalo(*gpu, nullptr, &rows);
-      EXPECT_TRUE(rows);
+      EXPECT_TRUE(stagedRowsRun(*gpu));
       EXPECT_TRUE(cudaStagedSprings(*gpu));
       EXPECT_EQ(cudaEntryColumns(*gpu), columns);
     }

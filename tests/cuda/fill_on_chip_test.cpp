@@ -22,12 +22,6 @@ int fillLevel(const Backend& backend) {
   return cudaFillOnChip(backend);
 }
 
-bool stagedRowsRun(const Backend& backend) {
-  bool rows = false;
-  cudaStagedHalo(backend, nullptr, &rows);
-  return rows;
-}
-
 // `options` with item 43 off, with the P⁻¹ blocks alone, the own rows alone and both: each run
 // checked to be on item 27's kernel and to run the bits asked for, all four giving the same bytes
 // and iterations (on one lane with item 45 off, whose registers would take the rows' place:

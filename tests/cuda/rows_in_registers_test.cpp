@@ -18,12 +18,6 @@ namespace {
 
 using namespace cuda_test;
 
-bool stagedRowsRun(const Backend& backend) {
-  bool rows = false;
-  cudaStagedHalo(backend, nullptr, &rows);
-  return rows;
-}
-
 // `options` with item 45 off and on, under item 43 off and with the P⁻¹ blocks (and, off, the own
 // rows in shared memory): every run on item 27's kernel, running item 45 as asked, all giving the
 // same bytes and iterations, and the scene moved
