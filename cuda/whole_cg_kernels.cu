@@ -1155,9 +1155,9 @@ __global__ void __launch_bounds__(kGridMaxThreads, 1)
 // holding the three walks spilled).
 enum RowsWalk { kWalkOneAtATime = 0, kWalkPairedWords = 1, kWalkPairedEntries = -1 };
 
-// Each also with item 45 (kRegisters, rows on one lane), a kernel of its own: as a flag of one
-// kernel it cost the kernels on several lanes 2.5–3.5 % per iteration (volume 26 and 41, cloth
-// 64 and 128; bench/results/gpu-h200-2026-12-04-registers.json, call 1).
+// Each also with item 45 (kOwn = kOwnRegisters, rows on one lane), a kernel of its own: as a flag
+// of one kernel it cost the kernels on several lanes 2.5–3.5 % per iteration (volume 26 and 41,
+// cloth 64 and 128; bench/results/gpu-h200-2026-12-04-registers.json, call 1).
 // And item 46 (item 31's words by column: kOwnColumns with item 45, kOwnSharedColumns without),
 // with item 30's paired walk only.
 enum RowsOwn { kOwnShared = 0, kOwnRegisters = 1, kOwnColumns = 2, kOwnSharedColumns = 3 };
