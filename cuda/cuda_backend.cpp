@@ -1094,7 +1094,7 @@ Status CudaBackend::load(const Model& model, const State& state) {
   }
   // item 47: on item 14's grid with its rows on one lane in one round, each row's entries by the
   // direction of their other end at load, so that a warp's rows mostly read the same neighbour
-  // direction at the same entry (item 45's staged neighbours then meet fewer bank conflicts)
+  // direction at the same entry (item 27's staged neighbours then meet fewer bank conflicts)
   rows_by_direction_ = options_.rows_by_direction && path_ == CgPath::kGrid && single_reduction_ &&
                        whole_lanes_ == 1 &&
                        n <= size_t(whole_launch_.grid) * size_t(whole_launch_.block) &&
