@@ -426,6 +426,19 @@ __device__ __forceinline__ bool finished(int iterations, double r_norm, double t
   return false;
 }
 
+// Item 49: 1 / x for item 44's scalars (x > 0 and normal, as γ, α and η are there): the hardware's
+// approximation (rcp.approx.ftz.f64) and one cubic correction, r (1 + e + e²) with e = 1 − x r, in
+// four dependent operations and no branch, where `1.0 / x` takes six and a test for its slow path
+// (and a / x nine). Not the correctly rounded quotient, but within about an ulp of it, before what
+// it feeds is rounded to float (α, β) or used in η; ScalarsAhead.FollowsTheDividedChain holds the
+// solve to the divisions'.
+__device__ __forceinline__ double reciprocal(double x) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+  const double e = fma(-x, r, 1.0);
+  return fma(r, fma(e, e, e), r);
+}
+
 // Where a whole-CG launch left the solve, for the host and the next launch (one thread writes).
 __device__ __forceinline__ void publish(CgScalars* scalars, int iterations, double r_norm,
                                         double rz, float alpha, float beta, int converged,
@@ -670,7 +683,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   const uint32_t n = m.particles;
   if (scalars->done) return;  // written by the kernel before this one: the same in every block
   int iterations = scalars->iterations;
-  double gamma = scalars->rz, r_norm = scalars->r_norm;
+  double gamma = scalars->rz;
   const double target = scalars->target;
   const int max_iterations = scalars->max_iterations;
   float alpha = scalars->alpha, beta = scalars->beta;
@@ -905,8 +918,13 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       mine = slotInputs(own_row, threadIdx.x, iterations & 1);
   }
 
-  // item 44: what the scalars after the sums divide by, formed an iteration ahead
+  // item 44: what the scalars after the sums divide by, formed an iteration ahead (item 49: by
+  // reciprocal() in the loop; here by division: a form with reciprocal() here as well spilled item
+  // 45's kernel, 128 registers, and measured 2–3 % slower at one lane)
   double gamma_inverse = 1.0 / gamma, alpha_inverse = 1.0 / double(alpha);
+  // item 49: r'·r' of the launch's last iteration (-1: none ran), its root r_norm taken once, after
+  // the loop, instead of in every iteration (only the published |r| and item 44's ablation use it)
+  double rr = -1.0;
 
   // item 35 (item 27's rows on 4 or more lanes): every lane of a row finishes it (the same values;
   // only the first stores them) and lane k forms its sum k, which the block's sums then take from
@@ -1060,7 +1078,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
         },
         a.split_sums, arrived, spread ? g.lanes : 1u);
     ++iterations;
-    r_norm = sqrt(sums[2]);
+    rr = sums[2];
     double beta_next, eta;
     if (a.scalars_ahead) {
       // item 44: the stop from r'·r' against target², and β' and η from 1/γ and 1/α formed
@@ -1077,7 +1095,7 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       beta_next = sums[0] * gamma_inverse;
       eta = sums[1] - beta_next * sums[0] * alpha_inverse;
     } else {
-      if (finished(iterations, r_norm, target, max_iterations, &converged, &done)) break;
+      if (finished(iterations, sqrt(rr), target, max_iterations, &converged, &done)) break;
       beta_next = sums[0] / gamma;
       eta = sums[1] - beta_next * sums[0] / double(alpha);  // p'·A p'
     }
@@ -1086,12 +1104,16 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       done = 1;
       break;
     }
-    alpha = static_cast<float>(sums[0] / eta);
+    // (item 49 with item 44: reciprocal() instead of the divisions)
+    alpha = static_cast<float>(a.scalars_ahead ? sums[0] * reciprocal(eta) : sums[0] / eta);
     beta = static_cast<float>(beta_next);
     gamma = sums[0];
-    gamma_inverse = 1.0 / gamma;
-    alpha_inverse = 1.0 / double(alpha);
+    gamma_inverse = reciprocal(gamma);
+    alpha_inverse = reciprocal(double(alpha));
   }
+  // (the root of the same sum the loop took it of before item 49; the launch's own where no
+  // iteration ran, which only this kernel's publish writes, after this read)
+  const double r_norm = rr >= 0.0 ? sqrt(rr) : scalars->r_norm;
 
   if constexpr (kEarly) {
     // item 27: p and Δv, held for the launch, for the next launch and the commit (the lane that

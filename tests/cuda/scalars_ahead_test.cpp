@@ -1,6 +1,8 @@
 // Item 44: item 14's kernel forms its scalars after the grid-wide sums on a shorter chain: the stop
-// from r'·r' against target², β' and η from 1/γ and 1/α formed an iteration ahead (needs a device
-// that launches cooperatively; skipped, never passed, where there is no device).
+// from r'·r' against target², β' and η from 1/γ and 1/α formed an iteration ahead; with item 49
+// those reciprocals and α' = (r'·u') / η from reciprocal() (an approximation and one correction,
+// no division) and |r| rooted once per launch (needs a device that launches cooperatively;
+// skipped, never passed, where there is no device).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,8 +21,9 @@ namespace {
 
 using namespace cuda_test;
 
-// The products round differently from the divisions only in the last bit of a double, before β'
-// and α' are rounded to float, so item 44 on and off follow each other: the same stop in every
+// The products (and item 49's reciprocals, within about an ulp of the quotients) differ from the
+// divisions only in the last bits of a double, before β' and α' are rounded to float, so item 44
+// on and off follow each other: the same stop in every
 // step (converged or not, within one iteration), the same residual to 1e-6 and states within 1e-6
 // of the scene's extent after 20 steps. Each run checked to run item 44 or not and on the kernel
 // named: item 27's on 1, 2, 4, 8 and 16 lanes, item 18's without item 27, the unstaged kernel; in
