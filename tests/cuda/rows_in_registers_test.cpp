@@ -88,6 +88,19 @@ TEST(RowsInRegisters, ShortSolves) {
   expectShortSolvesKeepBits(off, on, makeCloth(16, {}), cudaRowsInRegisters);
 }
 
+// The same in a part-full last block (cloth 15 in blocks of 64: 33 rows) and launches of 3, so the
+// second launch of each solve fills without a barrier before it: the case of item 43's P⁻¹ blocks
+// read only by the thread that copied them (small enough for racecheck)
+TEST(RowsInRegisters, ShortSolvesInAPartFullBlock) {
+  HOOKE_CUDA_OR_SKIP(probe, CudaOptions{});
+  CudaOptions off = gridOptions(1, 64);
+  off.whole_cg_interval = 3;
+  off.rows_in_registers = false;
+  CudaOptions on = off;
+  on.rows_in_registers = true;
+  expectShortSolvesKeepBits(off, on, makeCloth(15, {}), cudaRowsInRegisters);
+}
+
 // The automatic grid's systems on one lane: cloth 256 and volume 64 (65,536 and 65,536
 // particles in blocks of 512 rows), the same bits with item 45 off and on
 TEST(RowsInRegisters, LargestBlocksGiveTheSameBits) {
