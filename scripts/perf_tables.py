@@ -104,6 +104,11 @@ def fixed_table(data, start):
     columns = head.count("|") - 1
     out = [head, "|" + "---|" * columns]
     for scene, res in systems(data):
+        if row(data, scene, res, "fastest", "fixed") is None and data.get("skipped_for_time"):
+            # a run that ran out of its --budget: the system's fixed rows were not measured
+            out.append(f"| {scene} | {res} | " + " | ".join(["–"] * (columns - 3))
+                       + " | skipped for time |")
+            continue
         f = need(row(data, scene, res, "fastest", "fixed"), "fastest fixed", scene, res)
         t = need(row(data, scene, res, "textbook", "fixed"), "textbook fixed", scene, res)
         bw = need(row(data, scene, res, "floor_bandwidth", "tolerance"), "bandwidth floor", scene, res)
