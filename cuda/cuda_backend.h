@@ -202,11 +202,12 @@ struct CudaOptions {
   // The same bits.
   int fill_on_chip = -1;
   // Item 44, item 14's kernel: the scalars after each grid-wide sum on a shorter chain. The stop
-  // compares r'·r' with target² (the square root is formed beside it, for the result), and β' =
-  // (r'·u') / γ and η = w'·u' − β' (r'·u') / α multiply by 1/γ and 1/α, formed after the
-  // iteration before while the rows ran: one double division after the sums (α') instead of the
-  // square root and three. Rounds differently from the divisions in the last bit of a double (β'
-  // and α' are then rounded to float).
+  // compares r'·r' with target², and β' = (r'·u') / γ and η = w'·u' − β' (r'·u') / α multiply by
+  // 1/γ and 1/α, formed after the iteration before while the rows ran. With item 49 (part of this
+  // switch) α' = (r'·u') / η and those reciprocals come from an approximation and one correction
+  // instead of divisions, and |r| is rooted once per launch: no division and no square root after
+  // the sums, where off takes the root and three divisions. Rounds differently from the divisions
+  // in the last bits of a double (β' and α' are then rounded to float).
   bool scalars_ahead = true;
   // Item 45, item 27's kernel with its rows on one lane (blocks of as many rows as threads: cloth
   // 256 and volume 64 on the H200): the thread that gathers row t of its block is the thread whose

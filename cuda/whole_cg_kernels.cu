@@ -928,7 +928,10 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
 
   // item 44: what the scalars after the sums divide by, formed an iteration ahead (item 49: by
   // reciprocal() in the loop; here by division: a form with reciprocal() here as well spilled item
-  // 45's kernel, 128 registers, and measured 2–3 % slower at one lane)
+  // 45's kernel, 128 registers, and measured 2–3 % slower at one lane). So with whole_cg_interval
+  // K > 0 a relaunch's first iteration divides where one launch used reciprocal(): the two may
+  // differ in the last bit of a double in β' and η (the tests' scenes give the same bytes; not the
+  // same bits by construction, as before item 49)
   double gamma_inverse = 1.0 / gamma, alpha_inverse = 1.0 / double(alpha);
   // item 49: r'·r' of the launch's last iteration (-1: none ran), its root r_norm taken once, after
   // the loop, instead of in every iteration (only the published |r| and item 44's ablation use it)
@@ -1090,7 +1093,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     double beta_next, eta;
     if (a.scalars_ahead) {
       // item 44: the stop from r'·r' against target², and β' and η from 1/γ and 1/α formed
-      // after the iteration before, while the rows ran: one division after the sums, not three
+      // after the iteration before, while the rows ran (item 49: and α' from reciprocal(); no
+      // division after the sums)
       if (sums[2] <= target * target) {
         converged = 1;
         done = 1;
