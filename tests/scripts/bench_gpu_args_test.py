@@ -8,6 +8,8 @@ import subprocess
 import sys
 import unittest
 
+from refusal import assert_refused
+
 EXE = None
 
 
@@ -18,11 +20,7 @@ def run(*args):
 
 class BenchGpuArguments(unittest.TestCase):
     def refused(self, args, words):
-        code, out, err = run(*args)
-        self.assertEqual(code, 2, f"{args}: {err}")
-        self.assertEqual(out, "", args)
-        self.assertEqual(len(err.strip().splitlines()), 1, f"{args}: {err}")
-        self.assertIn(words, err, args)
+        err = assert_refused(self, EXE, args, words)
         self.assertNotIn("driver", err, args)
 
     def test_bad_values(self):

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import unittest
 
+from refusal import assert_refused
+
 EXE = None
 
 
@@ -25,11 +27,7 @@ class CgRoundingArguments(unittest.TestCase):
             (["cloth", "8", "3", "0", "17"], "NUDGES is a whole number from 0 to 16"),
             (["cloth", "8", "3", "0", "1", "extra"], "expects a scene, a resolution and a step count"),
         ]:
-            p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=60)
-            self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")
-            self.assertEqual(p.stdout, "", args)
-            self.assertEqual(len(p.stderr.strip().splitlines()), 1, f"{args}: {p.stderr}")
-            self.assertIn(words, p.stderr, args)
+            assert_refused(self, EXE, args, words)
 
     def test_a_small_run(self):
         # cloth 6, 3 steps, 2 nudges: 3 trajectories of each form, every step a solve of 1 to 500

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import unittest
 
+from refusal import assert_refused
+
 EXE = None
 
 
@@ -23,11 +25,7 @@ class InteropBenchArguments(unittest.TestCase):
             (["--frames", "12x"], "not '12x'"),
             (["--cpu-frames", "-5"], "--cpu-frames takes a count from 1 to 1000000, not '-5'"),
         ]:
-            p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=60)
-            self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")
-            self.assertEqual(p.stdout, "", args)
-            self.assertEqual(len(p.stderr.strip().splitlines()), 1, f"{args}: {p.stderr}")
-            self.assertIn(words, p.stderr, args)
+            assert_refused(self, EXE, args, words)
 
     def test_unknown_argument_prints_the_usage(self):
         p = subprocess.run([EXE, "--bogus"], capture_output=True, text=True, timeout=60)
