@@ -122,6 +122,11 @@ struct CgScalars {
   double b_norm = 0.0;  // |b|
   double target = 0.0;  // tolerance × |b|
   double r_norm = 0.0;  // |r| of the current iterate
+  // item 49 (item 14's kernel with item 44): 1/(r·z) and 1/α as the last iteration formed them
+  // (reciprocal()), for the next launch of the same solve, so that a relaunch takes the same bits
+  // as one launch
+  double rz_inverse = 0.0;
+  double alpha_inverse = 0.0;
   float alpha = 0.0f;
   float beta = 0.0f;
   int iterations = 0;

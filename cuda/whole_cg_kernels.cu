@@ -851,7 +851,8 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     };
   };
 
-  if (iterations == 0) {
+  const bool started = iterations == 0;  // this launch starts the solve
+  if (started) {
     // ---- init: w = A u with u = P⁻¹ r (r = b from the prepare kernels), δ = w·u
     double sums[3] = {0.0, 0.0, 0.0};
     struct Row {
@@ -927,12 +928,18 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
   }
 
   // item 44: what the scalars after the sums divide by, formed an iteration ahead (item 49: by
-  // reciprocal() in the loop; here by division: a form with reciprocal() here as well spilled item
-  // 45's kernel, 128 registers, and measured 2–3 % slower at one lane). So with whole_cg_interval
-  // K > 0 a relaunch's first iteration divides where one launch used reciprocal(): the two may
-  // differ in the last bit of a double in β' and η (the tests' scenes give the same bytes; not the
-  // same bits by construction, as before item 49)
-  double gamma_inverse = 1.0 / gamma, alpha_inverse = 1.0 / double(alpha);
+  // reciprocal() in the loop). At the solve's start by division (a form with reciprocal() here as
+  // well spilled item 45's kernel, 128 registers, and measured 2–3 % slower at one lane); a later
+  // launch (whole_cg_interval K > 0) takes what the launch before formed, so K launches give the
+  // bits of one
+  double gamma_inverse, alpha_inverse;
+  if (started) {
+    gamma_inverse = 1.0 / gamma;
+    alpha_inverse = 1.0 / double(alpha);
+  } else {
+    gamma_inverse = scalars->rz_inverse;
+    alpha_inverse = scalars->alpha_inverse;
+  }
   // item 49: r'·r' of the launch's last iteration (-1: none ran), its root r_norm taken once, after
   // the loop, instead of in every iteration (only the published |r| and item 44's ablation use it)
   double rr = -1.0;
@@ -1120,12 +1127,14 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     alpha = static_cast<float>(a.scalars_ahead ? sums[0] * reciprocal(eta) : sums[0] / eta);
     beta = static_cast<float>(beta_next);
     gamma = sums[0];
-    gamma_inverse = reciprocal(gamma);
-    alpha_inverse = reciprocal(double(alpha));
+    if (a.scalars_ahead) {  // (read only there)
+      gamma_inverse = reciprocal(gamma);
+      alpha_inverse = reciprocal(double(alpha));
+    }
   }
-  // (the root of the same sum the loop took it of before item 49; the launch's own where no
-  // iteration ran, which only this kernel's publish writes, after this read)
-  const double r_norm = rr >= 0.0 ? sqrt(rr) : scalars->r_norm;
+  // (the root of the same sum the loop took it of before item 49, a NaN's too; the launch's own
+  // where no iteration ran, which only this kernel's publish writes, after this read)
+  const double r_norm = rr < 0.0 ? scalars->r_norm : sqrt(rr);
 
   if constexpr (kEarly) {
     // item 27: p and Δv, held for the launch, for the next launch and the commit (the lane that
@@ -1136,6 +1145,10 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
     }
   }
   publish(scalars, iterations, r_norm, gamma, alpha, beta, converged, breakdown, done);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    scalars->rz_inverse = gamma_inverse;
+    scalars->alpha_inverse = alpha_inverse;
+  }
 }
 
 // Register limits per kernel class (item 4). The one-block kernel is bounded by its block of up to

@@ -134,8 +134,13 @@ def ablation_table(data):
         raise BadInput("no 'ablation' entries")
     columns = sorted({(a.get("scene"), a.get("res")) for a in entries},
                      key=lambda c: (SCENES.index(c[0]) if c[0] in SCENES else 9, c[1] or 0))
+    # the ablation's own base run where the file has it (an --ablation-only run has no rows)
     base = {c: (row(data, c[0], c[1], "fastest", "tolerance") or {}).get("cg_iterations")
             for c in columns}
+    for a in entries:
+        its = a.get("fastest_cg_iterations")
+        if isinstance(its, (int, float)):
+            base[(a.get("scene"), a.get("res"))] = its
     items, names, by_item = [], {}, {}
     for a in entries:
         key = str(a.get("disabled"))

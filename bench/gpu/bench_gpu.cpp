@@ -51,6 +51,7 @@ struct Args {
   std::string scene_name;
   int scene_res = 0;
   bool ablation = true;
+  bool ablation_only = false;  // only the floors and the ablation
   bool crossover = true;
   bool lanes = true;        // the item-13 sweep of lanes per particle
   bool lanes_only = false;  // only the floors and that sweep
@@ -67,7 +68,8 @@ struct Args {
 constexpr const char* kUsage =
     "usage: hooke-bench-gpu [--json FILE] [--commit ID] [--budget SECONDS] [--max-res N]\n"
     "                       [--min-res N] [--scene cloth:RES|volume:RES]\n"
-    "                       [--no-ablation] [--no-crossover] [--no-lanes] [--lanes-only]\n"
+    "                       [--no-ablation] [--ablation-only] [--no-crossover]\n"
+    "                       [--no-lanes] [--lanes-only]\n"
     "                       [--no-grid-lanes] [--grid-lanes-only]\n"
     "                       [--no-tiles] [--tiles-only] [--quick] [--paths A,B,...]";
 
@@ -136,6 +138,8 @@ int parseArgs(int argc, char** argv, Args* out) {
       }
     } else if (arg == "--no-ablation") {
       out->ablation = false;
+    } else if (arg == "--ablation-only") {
+      out->ablation_only = true;
     } else if (arg == "--no-crossover") {
       out->crossover = false;
     } else if (arg == "--no-lanes") {
@@ -164,6 +168,12 @@ int parseArgs(int argc, char** argv, Args* out) {
     }
     // the named paths alone: no sweeps
     out->lanes = out->grid_lanes = out->tiles = out->crossover = false;
+  }
+  const int sweeps_only = int(out->lanes_only) + int(out->tiles_only) + int(out->grid_lanes_only);
+  if (out->ablation_only && (!out->ablation || sweeps_only > 0 || !out->scene_name.empty())) {
+    std::fprintf(stderr,
+                 "hooke-bench-gpu: --ablation-only takes no --no-ablation, --scene or --*-only\n");
+    return 2;
   }
   if (out->min_res > out->max_res) {
     std::fprintf(stderr, "hooke-bench-gpu: --min-res %d is above --max-res %d\n", out->min_res,
@@ -974,6 +984,7 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
                                        {"applies", Json::boolean(applies)},
                                        {"step_ms", Json::number(run.step_ms)},
                                        {"fastest_step_ms", Json::number(base.step_ms)},
+                                       {"fastest_cg_iterations", Json::number(base.iterations)},
                                        {"slowdown", Json::number(slowdown)},
                                        {"cg_iterations", Json::number(run.iterations)},
                                        {"iteration_us", Json::number(run.iteration_us)},
@@ -1282,7 +1293,8 @@ int run(int argc, char** argv) {
       b.floors.latency_cooperative_us);
   std::fflush(stdout);
 
-  const bool only = b.args.lanes_only || b.args.tiles_only || b.args.grid_lanes_only;
+  const bool only =
+      b.args.lanes_only || b.args.tiles_only || b.args.grid_lanes_only || b.args.ablation_only;
   if ((b.args.lanes && !only) || b.args.lanes_only) measureLanes(b);
   if ((b.args.grid_lanes && !only) || b.args.grid_lanes_only) measureGridLanes(b);
   if ((b.args.tiles && !only) || b.args.tiles_only) measureTiles(b);
@@ -1297,8 +1309,9 @@ int run(int argc, char** argv) {
     measureScene(b, b.args.scene_name, res, cloth ? makeCloth(res, {}) : makeVolume(res, {}));
   }
   for (const char* scene_name : {"cloth", "volume"}) {
-    if (only || !b.args.scene_name.empty()) break;
+    if ((only && !b.args.ablation_only) || !b.args.scene_name.empty()) break;
     for (int res : cloth_res) {
+      if (b.args.ablation_only) break;
       if (res > b.args.max_res || res < b.args.min_res) continue;
       const bool cloth = std::string(scene_name) == "cloth";
       const int scene_res = cloth ? res : volumeResFor(size_t(res) * size_t(res));
@@ -1306,7 +1319,7 @@ int run(int argc, char** argv) {
       measureScene(b, scene_name, scene_res, scene);
     }
     if (b.args.ablation && std::string(scene_name) == "cloth") {
-      for (int res : {32, 128, 1024}) {
+      for (int res : {32, 128, 256, 1024}) {
         if (res > b.args.max_res || res < b.args.min_res) continue;
         measureAblation(b, "cloth", res, makeCloth(res, {}));
       }

@@ -354,9 +354,8 @@ std::vector<Variant> variants() {
 }
 
 // Variants under one key may differ only in what cannot change a bit or a CG iteration: K,
-// graphs, the L2 window, timing and the whole-CG interval (on item 14's kernel since item 49 a
-// relaunch divides for its first 1/γ and 1/α where one launch takes reciprocal(): the last bit of
-// a double, which in these scenes never reaches the float α', β').
+// graphs, the L2 window, timing and the whole-CG interval (item 14's kernel resumes with the 1/γ
+// and 1/α the launch before formed).
 // item 23's tile groups p·A p's block partials
 std::string tileKey(const Backend& backend) {
   int tile[3];

@@ -136,8 +136,8 @@ TEST(WholeCgDeterminism, TwoBackendsGiveIdenticalBytes) {
         Trajectory c = runSteps(*first, scene, settings, 30);
         ASSERT_TRUE(c.ok) << c.error;
         EXPECT_TRUE(sameBytes(a.state, c.state));
-        // relaunching every few iterations resumes exactly (on item 14's kernel, to the last bit of
-        // a double in the relaunch's 1/γ and 1/α: item 49)
+        // relaunching every few iterations resumes exactly (on item 14's kernel with item 49's
+        // 1/γ and 1/α taken from the launch before)
         options.whole_cg_interval = 7;
         auto resumed = createCudaBackend(options, &why_not);
         ASSERT_TRUE(resumed) << why_not;

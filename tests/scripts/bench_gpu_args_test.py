@@ -42,6 +42,9 @@ class BenchGpuArguments(unittest.TestCase):
             (["--min-res", "99999999999"], "not '99999999999'"),
             (["--min-res", "512", "--max-res", "256"], "--min-res 512 is above --max-res 256"),
             (["--json"], "--json needs a value"),
+            (["--ablation-only", "--scene", "cloth:32"], "--ablation-only takes no"),
+            (["--ablation-only", "--no-ablation"], "--ablation-only takes no"),
+            (["--ablation-only", "--tiles-only"], "--ablation-only takes no"),
         ]:
             self.refused(args, words)
 

@@ -67,6 +67,25 @@ class PerfTables(unittest.TestCase):
                       "| 1.01 | 1.03 | n/a | 0.94 | n/a |", lines)
         self.assertTrue(any(l.startswith("| 2 ") and l.endswith("| 2.27 (120.5 it) |") for l in lines))
 
+    def test_ablation_of_an_ablation_only_run(self):
+        # hooke-bench-gpu --ablation-only writes no rows: the iterations that moved are read
+        # against each entry's own base run (fastest_cg_iterations)
+        entry = {"scene": "volume", "res": 64, "name": "rows by direction", "applies": True,
+                 "fastest_cg_iterations": 104.5}
+        data = {"rows": [], "ablation": [
+            dict(entry, disabled="47", slowdown=1.114, cg_iterations=110),
+            dict(entry, disabled="46", slowdown=1.2, cg_iterations=104.5),
+            dict(entry, disabled="45", applies=False, slowdown=1.0, cg_iterations=104.5)]}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "ablation.json")
+            with open(path, "w") as f:
+                json.dump(data, f)
+            code, out, _ = run("ablation", path)
+        self.assertEqual(code, 0)
+        self.assertEqual(out.splitlines()[2:], ["| 47 rows by direction | 1.11 (110 it) |",
+                                                "| 46 rows by direction | 1.20 |",
+                                                "| 45 rows by direction | n/a |"])
+
     def test_paths(self):
         code, out, _ = run("paths", RESULT, "grid", "grid-sums-in-first-lane")
         self.assertEqual(code, 0)
