@@ -351,6 +351,7 @@ class CudaBackend final : public Backend {
   bool rowsInRegistersInUse() const { return stagedRowsInUse() && whole_.rowsInRegisters(); }
   bool entryColumnsInUse() const { return stagedRowsInUse() && whole_.entryColumns(); }
   bool rowsByDirectionInUse() const { return loaded_ && rows_by_direction_; }
+  bool haloColoursInUse() const { return loaded_ && halo_colours_; }
   int fillOnChipInUse() const {
     if (!stagedRowsInUse()) return 0;
     return (whole_.fillInverses() ? kFillInverses : 0) | (whole_.fillKeptRows() ? kFillRows : 0);
@@ -529,6 +530,7 @@ class CudaBackend final : public Backend {
   Launch whole_launch_;
   int whole_lanes_ = 1;             // item 13: threads per particle of the whole-CG q = A p
   bool rows_by_direction_ = false;  // item 47: the CSR rows sorted by direction at load
+  bool halo_colours_ = false;       // item 51: the halos' outside slots placed by bank
   cuda::WholeCg whole_;
 
   // read-back failures of the const methods, returned by the next step()
@@ -1215,6 +1217,11 @@ Status CudaBackend::load(const Model& model, const State& state) {
                                       static_cast<uint32_t>(whole_lanes_), row_start,
                                       reinterpret_cast<const int32_t*>(adjacency.data()),
                                       kStagedMaxSlots, &halo);
+  // item 51: the outside slots placed against the u' loads' bank conflicts (one round of rows)
+  bool halo_coloured =
+      staged && options_.halo_colours && halo.entry_slots > 0 &&
+      cuda::colourStagedHalo(static_cast<uint32_t>(whole_launch_.block),
+                             static_cast<uint32_t>(whole_lanes_), row_start, &halo);
   if (staged) {
     // every block resident with its halo, as the cooperative launch needs, or not staged: a
     // smaller grid would gather other rows than the halos were built for
@@ -1309,12 +1316,14 @@ Status CudaBackend::load(const Model& model, const State& state) {
       halo = cuda::StagedHalo{};
       stage_rows = false;
       spring_slots = 0;
+      halo_coloured = false;
     }
     fill_kept_rows = fill_kept_rows && stage_rows;
     fill_inverses = fill_inverses && stage_rows;
     rows_in_registers = registers_wanted && stage_rows;
     entry_columns = columns_on && stage_rows && spring_slots > 0;
   }
+  halo_colours_ = halo_coloured;
   if (spring_slots == 0) {  // item 31's lists only where they are used
     halo.spring_start.clear();
     halo.springs.clear();
@@ -2154,6 +2163,11 @@ bool cudaEntryColumns(const Backend& backend) {
 bool cudaRowsByDirection(const Backend& backend) {
   const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
   return cuda != nullptr && cuda->rowsByDirectionInUse();
+}
+
+bool cudaHaloColours(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda != nullptr && cuda->haloColoursInUse();
 }
 
 int cudaGridBlock(const Backend& backend) {

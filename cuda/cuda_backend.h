@@ -241,6 +241,14 @@ struct CudaOptions {
   // the backend (forces too) sums its rows in this order: the same system, sums in another order,
   // so not the same bits as without it.
   bool rows_by_direction = true;
+  // Item 51, item 14's staged grid in one round of rows: each block's outside halo slots (the
+  // other blocks' particles its rows name) placed by a greedy colouring of the banks
+  // (staged_halo.h, colourStagedHalo) instead of ascending, so that the u' loads a warp issues
+  // together for its j-th entries mostly fall in different banks (the bank model: 1.32 → 1.17
+  // passes a load at cloth 256, 1.75 → 1.43 at volume 64; the walk's shared-memory passes −6 %
+  // and −10 %). The fill's loads of those slots' r, w, s then touch about 30 % more 32-byte
+  // sectors. A permutation of the slots: the same bits. Off until measured on the H200.
+  bool halo_colours = false;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)
   // instead of 8-byte (spring, other) pairs: 4 bytes less per entry, one more dependent load (the
@@ -415,6 +423,9 @@ bool cudaEntryColumns(const Backend& backend);
 
 // Whether a loaded CUDA backend sorted its CSR rows by direction (item 47).
 bool cudaRowsByDirection(const Backend& backend);
+
+// Whether a loaded CUDA backend placed its staged halos' outside slots by bank (item 51).
+bool cudaHaloColours(const Backend& backend);
 
 // Entries whose loads each lane of the launched q = A p issues together (item 16: 1, 3 or 4) in a
 // loaded CUDA backend on the launched path; 0 when it is not a CUDA backend, holds no model or is

@@ -212,4 +212,102 @@ bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uin
   return true;
 }
 
+bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
+                      StagedHalo* h) {
+  if (h->entry_slots == 0 || h->start.size() < 2 || threads == 0 || lanes == 0 ||
+      threads % lanes != 0 || row_start.empty()) {
+    return false;
+  }
+  constexpr uint32_t kColours = 32;  // 4-byte banks; slot s's x at float 3 s: bank 3 s mod 32
+  constexpr uint32_t kWarp = 32;
+  const size_t n = row_start.size() - 1, rows = threads / lanes;
+  const size_t blocks = h->start.size() - 1;
+  std::vector<uint32_t> halo = h->halo, entries = h->entries, words = h->words;
+  for (size_t b = 0; b < blocks; ++b) {
+    const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
+    const uint32_t own = static_cast<uint32_t>(end - first);
+    const uint32_t begin = h->start[b], count = h->start[b + 1] - begin;
+    if (count <= own) continue;
+    uint32_t longest = 0;  // the most entries one thread gathers
+    for (size_t i = first; i < end; ++i)
+      longest = std::max(longest, (row_start[i + 1] - row_start[i] + lanes - 1) / lanes);
+    // the groups read together, (warp, j): their distinct slots; each slot's groups
+    const size_t warps = (threads + kWarp - 1) / kWarp;
+    std::vector<std::vector<uint32_t>> members(warps * size_t(longest));
+    std::vector<std::vector<uint32_t>> groups_of(count);
+    for (uint32_t j = 0; j < longest; ++j) {
+      for (uint32_t t = 0; t < threads; ++t) {
+        const size_t i = first + t / lanes;
+        if (i >= end) break;
+        const uint32_t e = row_start[i] + t % lanes + lanes * j;
+        if (e >= row_start[i + 1]) continue;
+        const uint32_t slot = h->entries[2 * size_t(e) + 1];
+        const uint32_t group = uint32_t((t / kWarp) * longest + j);
+        std::vector<uint32_t>& m = members[group];
+        if (std::find(m.begin(), m.end(), slot) != m.end()) continue;
+        m.push_back(slot);
+        groups_of[slot].push_back(group);
+      }
+    }
+    // per group and colour the distinct slots placed so far (the own rows' from the start), and
+    // the group's passes: the most of one colour
+    std::vector<std::array<uint16_t, kColours>> placed(members.size());
+    std::vector<uint16_t> passes(members.size(), 0);
+    for (size_t g = 0; g < members.size(); ++g) {
+      placed[g].fill(0);
+      for (uint32_t slot : members[g]) {
+        if (slot >= own) continue;
+        passes[g] = std::max<uint16_t>(passes[g], ++placed[g][slot % kColours]);
+      }
+    }
+    // free places by colour, each list's lowest last
+    std::array<std::vector<uint32_t>, kColours> free;
+    for (uint32_t place = count; place-- > own;)
+      free[place % kColours].push_back(place);
+    std::vector<uint32_t> order(count - own);
+    for (uint32_t k = 0; k < count - own; ++k)
+      order[k] = own + k;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) {
+      return groups_of[a].size() > groups_of[c].size();
+    });
+    std::vector<uint32_t> moved(count);
+    for (uint32_t slot = 0; slot < own; ++slot)
+      moved[slot] = slot;
+    for (uint32_t slot : order) {
+      std::array<uint32_t, kColours> rise{}, shared{};
+      for (uint32_t g : groups_of[slot]) {
+        for (uint32_t c = 0; c < kColours; ++c) {
+          rise[c] += placed[g][c] + 1u > passes[g];
+          shared[c] += placed[g][c];
+        }
+      }
+      uint32_t best = kColours;
+      for (uint32_t c = 0; c < kColours; ++c) {
+        if (free[c].empty()) continue;
+        if (best == kColours || rise[c] < rise[best] ||
+            (rise[c] == rise[best] &&
+             (shared[c] < shared[best] ||
+              (shared[c] == shared[best] && free[c].size() > free[best].size())))) {
+          best = c;
+        }
+      }
+      moved[slot] = free[best].back();
+      free[best].pop_back();
+      for (uint32_t g : groups_of[slot])
+        passes[g] = std::max<uint16_t>(passes[g], ++placed[g][best]);
+    }
+    for (uint32_t slot = own; slot < count; ++slot)
+      halo[begin + moved[slot]] = h->halo[begin + slot];
+    for (uint32_t e = row_start[first]; e < row_start[end]; ++e) {
+      const uint32_t slot = moved[h->entries[2 * size_t(e) + 1]];
+      entries[2 * size_t(e) + 1] = slot;
+      if (!words.empty()) words[e] = (words[e] & 0xffffu) | (slot << 16);
+    }
+  }
+  h->halo = std::move(halo);
+  h->entries = std::move(entries);
+  h->words = std::move(words);
+  return true;
+}
+
 }  // namespace hooke::cuda

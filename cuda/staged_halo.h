@@ -59,4 +59,19 @@ bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
 bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
                          uint32_t walked_from, StagedHalo* h);
 
+// Item 51: places each block's outside slots (the halo past its own rows, which keep theirs) so
+// that the u' loads item 14's gather issues together mostly fall in different banks. One round of
+// rows (block b's threads `threads`, `lanes` to a row, thread t gathering entries t % lanes,
+// t % lanes + lanes, ... of the block's row t / lanes): a warp's 32 threads read their j-th
+// entries' slots together, each slot's u' as three floats at float 3 · slot, so slot s takes bank
+// 3 s mod 32 and its colour is s mod 32. Greedy, the slots named by the most groups (warp, j)
+// first: each takes a free place of the colour that raises fewest of its groups' passes (the most
+// distinct slots of one bank), then the one that shares fewest of its groups' banks, then the one
+// with the most free places. A permutation of each block's outside slots: `halo` and every entry's
+// slot (entries, and item 31's words) rewritten, every entry's other end the same particle, so
+// the same sums. False, with `h` unchanged, for several rounds of rows or lanes that do not divide
+// the threads.
+bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
+                      StagedHalo* h);
+
 }  // namespace hooke::cuda

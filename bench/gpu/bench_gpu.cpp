@@ -585,6 +585,9 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
         o.rows_by_direction = false;  // item 47 off: each row's entries by spring
         alternatives.push_back({"grid-rows-by-spring", o});
         o.rows_by_direction = true;
+        o.halo_colours = !o.halo_colours;  // item 51 toggled: the outside slots by bank or not
+        alternatives.push_back({o.halo_colours ? "grid-halo-coloured" : "grid-halo-ascending", o});
+        o.halo_colours = !o.halo_colours;
       }
       o.float4_layout = false;  // item 3 off on the grid
       alternatives.push_back({"grid-float3", o});
@@ -649,6 +652,7 @@ void measureScene(Bench& b, const std::string& name, int res, const Scene& scene
                                       {"rows_in_registers", Json::boolean(run.rows_in_registers)},
                                       {"entry_columns", Json::boolean(run.entry_columns)},
                                       {"rows_by_direction", Json::boolean(run.rows_by_direction)},
+                                      {"halo_colours", Json::boolean(run.halo_colours)},
                                       {"compact", Json::boolean(run.compact)},
                                       {"stencil", Json::boolean(run.stencil)},
                                       {"tile", tileJson(run)},
@@ -742,6 +746,7 @@ constexpr Item kItems[] = {
     {46, "46",
      "item 27's walk: words by column, springs coloured against bank conflicts (off: by row)"},
     {47, "47", "one-lane grid rows: each row's entries by direction (off: by spring)"},
+    {51, "51", "staged halos' outside slots placed by bank (toggled from the default)"},
 };
 
 void measureAblation(Bench& b, const std::string& name, int res, const Scene& scene) {
@@ -928,6 +933,12 @@ void measureAblation(Bench& b, const std::string& name, int res, const Scene& sc
         applies = base.path == "grid" && base.rows_by_direction;
         if (!applies) note = "item 14's grid on one lane in one round of rows only";
         o.rows_by_direction = false;
+        break;
+      case 51:
+        applies = base.path == "grid" && base.staged_entries;
+        if (!applies) note = "item 14's staged grid in one round of rows only";
+        o.halo_colours = !o.halo_colours;
+        if (applies) note = o.halo_colours ? "turned on (off by default)" : "turned off";
         break;
       case 41:
         applies = launched && base.alpha_in_update;

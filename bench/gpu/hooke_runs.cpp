@@ -65,6 +65,7 @@ RunSummary runHooke(const CudaOptions& options, const Scene& scene, const Solver
   out.rows_in_registers = cudaRowsInRegisters(*backend);
   out.entry_columns = cudaEntryColumns(*backend);
   out.rows_by_direction = cudaRowsByDirection(*backend);
+  out.halo_colours = cudaHaloColours(*backend);
   out.compact = cudaCompactEntries(*backend);
   out.stencil = cudaStencilRows(*backend);
   cudaLatticeTiles(*backend, out.tile);

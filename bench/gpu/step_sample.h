@@ -31,6 +31,7 @@ struct RunSummary {
   bool rows_in_registers = false;  // item 45: item 27's rows on one lane keep them in registers
   bool entry_columns = false;      // item 46: item 27's walk of the words by column
   bool rows_by_direction = false;  // item 47: the CSR rows sorted by direction
+  bool halo_colours = false;       // item 51: the halos' outside slots placed by bank
   bool compact = false;            // the launched q = A p read item 20's 4-byte entries
   bool stencil = false;            // the launched q = A p read item 22's offset-stencil rows
   int tile[3] = {0, 0, 0};         // item 23's lattice tile of those rows (zeros: none)
