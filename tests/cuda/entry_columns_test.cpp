@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -15,7 +14,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_test_support.h"
 #include "cuda/staged_halo.h"
-#include "sim/locality_order.h"
+#include "cuda/staged_model.h"
 #include "sim/scenes.h"
 
 namespace hooke {
@@ -24,35 +23,15 @@ namespace {
 using namespace cuda_test;
 
 // Passes of the shared memory's banks that a warp's 16-byte loads of the springs take in item 46's
-// walk: for every block, warp and walked entry j of each thread (`threads` a block, `lanes` to a
-// row), each quarter-warp (8 threads) takes as many passes as the most distinct 16-byte places
+// walk: each quarter-warp (8 threads) takes as many passes as the most distinct 16-byte places
 // among its loads that share a column of the banks (place mod 8).
 double springPasses(const cuda::StagedHalo& h, const std::vector<uint32_t>& row_start,
                     uint32_t threads, uint32_t lanes) {
-  const size_t n = row_start.size() - 1, rows = threads / lanes;
-  double passes = 0.0;
-  for (size_t b = 0; b + 1 < h.spring_start.size(); ++b) {
-    const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
-    for (uint32_t quarter = 0; quarter < threads; quarter += 8) {
-      for (uint32_t j = cuda::kGridHeldEntries;; ++j) {
-        std::map<uint32_t, std::set<uint32_t>> columns;
-        for (uint32_t t = quarter; t < quarter + 8; ++t) {
-          const size_t i = first + t / lanes;
-          if (i >= end) continue;
-          const uint32_t e = row_start[i] + t % lanes + lanes * j;
-          if (e >= row_start[i + 1]) continue;
-          const uint32_t place = h.words[e] & 0xffffu;
-          columns[place % 8].insert(place);
-        }
-        if (columns.empty()) break;
-        size_t most = 0;
-        for (const auto& [column, places] : columns)
-          most = std::max(most, places.size());
-        passes += double(most);
-      }
-    }
-  }
-  return passes;
+  return bankPasses(row_start, h.spring_start.size() - 1, threads, lanes, cuda::kGridHeldEntries, 8,
+                    [&](uint32_t e) {
+                      const uint32_t place = h.words[e] & 0xffffu;
+                      return std::make_pair(place % 8, place);
+                    });
 }
 
 // Cloth 32 and volume 12 in the locality order in blocks of 128 threads on one lane, and volume 16
@@ -61,28 +40,17 @@ double springPasses(const cuda::StagedHalo& h, const std::vector<uint32_t>& row_
 // hold its first spring again), and the walk's spring loads take at most 70 % of the passes of
 // the first-named order (the model of docs/PERFORMANCE.md, "Items 45, 46 and 47")
 TEST(EntryColumns, ColouringKeepsEveryEntryAndCutsTheBanksPasses) {
-  struct Shape {
-    Scene scene;
-    uint32_t threads, lanes;
-  };
-  const Shape shapes[] = {
+  const StagedShape shapes[] = {
       {makeCloth(32, {}), 128, 1}, {makeVolume(12, {}), 128, 1}, {makeVolume(16, {}), 512, 4}};
-  for (const Shape& shape : shapes) {
+  for (const StagedShape& shape : shapes) {
     const Scene& scene = shape.scene;
     SCOPED_TRACE(scene.name + ", " + std::to_string(shape.lanes) + " lanes");
     const size_t n = scene.model.particleCount();
-    const LocalityOrder order = localityOrder(scene.model, scene.state.x);
-    std::vector<glm::uvec2> ends(scene.model.springCount());
-    for (size_t s = 0; s < ends.size(); ++s) {
-      const glm::uvec2 e = scene.model.spring_ends[order.spring[s]];
-      ends[s] = glm::uvec2(order.slot[e.x], order.slot[e.y]);
-    }
-    const Adjacency adjacency = adjacencyOf(n, ends);
+    const Staged staged = stagedOf(shape);
+    const Adjacency& adjacency = staged.adjacency;
     const uint32_t rows = shape.threads / shape.lanes;
-    const uint32_t blocks = uint32_t((n + rows - 1) / rows);
-    cuda::StagedHalo first_named;
-    ASSERT_TRUE(cuda::buildStagedHalo(blocks, shape.threads, shape.lanes, adjacency.row_start,
-                                      adjacency.pairs.data(), 4096, &first_named));
+    const uint32_t blocks = staged.blocks;
+    const cuda::StagedHalo& first_named = staged.halo;
     ASSERT_GT(first_named.spring_slots, 0u);
     cuda::StagedHalo coloured = first_named;
     ASSERT_TRUE(cuda::colourStagedSprings(shape.threads, shape.lanes, adjacency.row_start,

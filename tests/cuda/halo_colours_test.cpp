@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -14,7 +13,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_test_support.h"
 #include "cuda/staged_halo.h"
-#include "sim/locality_order.h"
+#include "cuda/staged_model.h"
 #include "sim/scenes.h"
 
 namespace hooke {
@@ -22,67 +21,15 @@ namespace {
 
 using namespace cuda_test;
 
-// Passes of the shared memory's banks that a warp's u' loads take in item 14's gather: for every
-// block, warp and entry j of each thread (`threads` a block, `lanes` to a row), as many as the
-// most distinct slots among its loads in one bank (slot s's x at float 3 s: bank 3 s mod 32; one
-// of the three loads of a u', which the other two repeat a bank over)
+// Passes of the shared memory's banks that a warp's u' loads take in item 14's gather, from its
+// first entry: as many as the most distinct slots among its loads in one bank (slot s's x at float
+// 3 s: bank 3 s mod 32; one of the three loads of a u', which the other two repeat a bank over)
 double slotPasses(const cuda::StagedHalo& h, const std::vector<uint32_t>& row_start,
                   uint32_t threads, uint32_t lanes) {
-  const size_t n = row_start.size() - 1, rows = threads / lanes;
-  double passes = 0.0;
-  for (size_t b = 0; b + 1 < h.start.size(); ++b) {
-    const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
-    for (uint32_t warp = 0; warp < threads; warp += 32) {
-      for (uint32_t j = 0;; ++j) {
-        std::map<uint32_t, std::set<uint32_t>> banks;
-        for (uint32_t t = warp; t < warp + 32; ++t) {
-          const size_t i = first + t / lanes;
-          if (i >= end) continue;
-          const uint32_t e = row_start[i] + t % lanes + lanes * j;
-          if (e >= row_start[i + 1]) continue;
-          const uint32_t slot = h.entries[2 * size_t(e) + 1];
-          banks[(3 * slot) % 32].insert(slot);
-        }
-        if (banks.empty()) break;
-        size_t most = 0;
-        for (const auto& [bank, slots] : banks)
-          most = std::max(most, slots.size());
-        passes += double(most);
-      }
-    }
-  }
-  return passes;
-}
-
-struct Shape {
-  Scene scene;
-  uint32_t threads, lanes;
-};
-
-// The device order's CSR adjacency of `scene` (the locality order) and its halos in blocks of
-// `threads`, one round of rows, with item 31's lists
-struct Staged {
-  Adjacency adjacency;
-  uint32_t blocks = 0;
-  cuda::StagedHalo halo;
-};
-
-Staged stagedOf(const Shape& shape) {
-  const Scene& scene = shape.scene;
-  const size_t n = scene.model.particleCount();
-  const LocalityOrder order = localityOrder(scene.model, scene.state.x);
-  std::vector<glm::uvec2> ends(scene.model.springCount());
-  for (size_t s = 0; s < ends.size(); ++s) {
-    const glm::uvec2 e = scene.model.spring_ends[order.spring[s]];
-    ends[s] = glm::uvec2(order.slot[e.x], order.slot[e.y]);
-  }
-  Staged out;
-  out.adjacency = adjacencyOf(n, ends);
-  const uint32_t rows = shape.threads / shape.lanes;
-  out.blocks = uint32_t((n + rows - 1) / rows);
-  EXPECT_TRUE(cuda::buildStagedHalo(out.blocks, shape.threads, shape.lanes, out.adjacency.row_start,
-                                    out.adjacency.pairs.data(), 1u << 16, &out.halo));
-  return out;
+  return bankPasses(row_start, h.start.size() - 1, threads, lanes, 0, 32, [&](uint32_t e) {
+    const uint32_t slot = h.entries[2 * size_t(e) + 1];
+    return std::make_pair((3 * slot) % 32, slot);
+  });
 }
 
 // Cloth 32 and volume 12 in blocks of 128 threads on one lane, volume 16 in blocks of 512 on four
@@ -91,9 +38,9 @@ Staged stagedOf(const Shape& shape) {
 // place unchanged) names its other end, and the u' loads take at most 90 % of the passes of
 // ascending slots (87 %, 78 % and 81 % here)
 TEST(HaloColours, PlacesTheOutsideSlotsAndCutsTheBanksPasses) {
-  const Shape shapes[] = {
+  const StagedShape shapes[] = {
       {makeCloth(32, {}), 128, 1}, {makeVolume(12, {}), 128, 1}, {makeVolume(16, {}), 512, 4}};
-  for (const Shape& shape : shapes) {
+  for (const StagedShape& shape : shapes) {
     SCOPED_TRACE(shape.scene.name + ", " + std::to_string(shape.lanes) + " lanes");
     const Staged staged = stagedOf(shape);
     const cuda::StagedHalo& ascending = staged.halo;
