@@ -236,42 +236,6 @@ Buffers layoutBuffers(uintptr_t base, size_t particles, size_t springs, bool flo
   return b;
 }
 
-// Item 47: each CSR row's entries sorted, stably, by the direction from the row's particle to the
-// entry's other end (x: positions by device slot): by the offset's (z, y, x) in units of the
-// shortest spring, rounded. Any order gives the same system; this one makes a warp's rows of a
-// lattice read the same neighbour direction at the same entry. False, with the adjacency
-// unchanged, where no spring has a positive finite length.
-bool sortRowsByDirection(const std::vector<glm::vec3>& x, const std::vector<uint32_t>& row_start,
-                         std::vector<int2>* adjacency) {
-  auto otherOf = [](int2 a) { return static_cast<uint32_t>(a.y < 0 ? ~a.y : a.y); };
-  float unit = std::numeric_limits<float>::infinity();
-  const size_t n = row_start.size() - 1;
-  for (size_t i = 0; i < n; ++i) {
-    for (uint32_t e = row_start[i]; e < row_start[i + 1]; ++e) {
-      const float length = glm::length(x[otherOf((*adjacency)[e])] - x[i]);
-      if (length > 0.0f && std::isfinite(length)) unit = std::min(unit, length);
-    }
-  }
-  if (!std::isfinite(unit)) return false;
-  std::vector<std::pair<int64_t, int2>> row;
-  for (size_t i = 0; i < n; ++i) {
-    row.clear();
-    for (uint32_t e = row_start[i]; e < row_start[i + 1]; ++e) {
-      const int2 a = (*adjacency)[e];
-      const glm::vec3 d = (x[otherOf(a)] - x[i]) / unit;
-      auto axis = [](float v) {  // rounded and clamped to [-64, 63]: a non-finite offset last
-        return std::isfinite(v) ? int64_t(std::clamp(std::lround(v), -64L, 63L)) + 64 : 127;
-      };
-      row.emplace_back((axis(d.z) << 14) | (axis(d.y) << 7) | axis(d.x), a);
-    }
-    std::stable_sort(row.begin(), row.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t k = 0; k < row.size(); ++k)
-      (*adjacency)[row_start[i] + k] = row[k].second;
-  }
-  return true;
-}
-
 // Whether `device` can run CUDA at all; the reason when not.
 bool deviceUsable(int device, std::string* why_not) {
   int count = 0;
@@ -351,7 +315,7 @@ class CudaBackend final : public Backend {
   bool rowsInRegistersInUse() const { return stagedRowsInUse() && whole_.rowsInRegisters(); }
   bool entryColumnsInUse() const { return stagedRowsInUse() && whole_.entryColumns(); }
   bool rowsByDirectionInUse() const { return loaded_ && rows_by_direction_; }
-  bool haloColoursInUse() const { return loaded_ && halo_colours_; }
+  bool haloColoursInUse() const { return stagedInUse() && halo_colours_; }
   int fillOnChipInUse() const {
     if (!stagedRowsInUse()) return 0;
     return (whole_.fillInverses() ? kFillInverses : 0) | (whole_.fillKeptRows() ? kFillRows : 0);
@@ -1097,17 +1061,18 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // item 47: on item 14's grid with its rows on one lane in one round, each row's entries by the
   // direction of their other end at load, so that a warp's rows mostly read the same neighbour
   // direction at the same entry (item 27's staged neighbours then meet fewer bank conflicts)
+  static_assert(sizeof(int2) == 2 * sizeof(int32_t));  // the adjacency as int32_t pairs
   rows_by_direction_ = options_.rows_by_direction && path_ == CgPath::kGrid && single_reduction_ &&
                        whole_lanes_ == 1 &&
                        n <= size_t(whole_launch_.grid) * size_t(whole_launch_.block) &&
-                       sortRowsByDirection(
+                       cuda::sortRowsByDirection(
                            [&] {
                              std::vector<glm::vec3> x(n);
                              for (size_t d = 0; d < n; ++d)
                                x[d] = state.x[ordered_ ? order_.particle[d] : d];
                              return x;
                            }(),
-                           row_start, &adjacency);
+                           row_start, reinterpret_cast<int32_t*>(adjacency.data()));
   std::vector<float> free_mask(n);
   std::vector<uint32_t> slots(n);  // model particle -> device slot, for the interop writer
   for (size_t k = 0; k < n; ++k) {

@@ -368,7 +368,8 @@ struct WholeCgArgs {
   // in shared memory before each gather. nullptr stage_entries: not staged
   const uint32_t* stage_start = nullptr;  // (grid + 1) each block's first slot in stage_halo
   const uint32_t* stage_halo = nullptr;   // per block: its own rows in gather order, then the
-                                          // other ends of their entries, ascending
+                                          // other ends of their entries (ascending, or placed
+                                          // by bank: item 51)
   const uint2* stage_entries = nullptr;   // (2 springs) per adjacency entry: (spring, slot)
   uint32_t stage_slots = 0;               // the largest halo
   // > 0: each block copies its rows' entries (spring blocks and slots) to shared memory once per

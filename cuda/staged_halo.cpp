@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 namespace hooke::cuda {
@@ -49,6 +51,42 @@ void buildStagedSprings(uint32_t blocks, size_t rows_per_round,
 }
 
 }  // namespace
+
+bool sortRowsByDirection(const std::vector<glm::vec3>& x, const std::vector<uint32_t>& row_start,
+                         int32_t* pairs) {
+  auto otherOf = [pairs](uint32_t e) {
+    const int32_t other = pairs[2 * size_t(e) + 1];
+    return static_cast<uint32_t>(other < 0 ? ~other : other);
+  };
+  float unit = std::numeric_limits<float>::infinity();
+  const size_t n = row_start.size() - 1;
+  for (size_t i = 0; i < n; ++i) {
+    for (uint32_t e = row_start[i]; e < row_start[i + 1]; ++e) {
+      const float length = glm::length(x[otherOf(e)] - x[i]);
+      if (length > 0.0f && std::isfinite(length)) unit = std::min(unit, length);
+    }
+  }
+  if (!std::isfinite(unit)) return false;
+  std::vector<std::pair<int64_t, std::array<int32_t, 2>>> row;
+  for (size_t i = 0; i < n; ++i) {
+    row.clear();
+    for (uint32_t e = row_start[i]; e < row_start[i + 1]; ++e) {
+      const glm::vec3 d = (x[otherOf(e)] - x[i]) / unit;
+      auto axis = [](float v) {  // rounded and clamped to [-64, 63]: a non-finite offset last
+        return std::isfinite(v) ? int64_t(std::clamp(std::lround(v), -64L, 63L)) + 64 : 127;
+      };
+      row.emplace_back((axis(d.z) << 14) | (axis(d.y) << 7) | axis(d.x),
+                       std::array<int32_t, 2>{pairs[2 * size_t(e)], pairs[2 * size_t(e) + 1]});
+    }
+    std::stable_sort(row.begin(), row.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t k = 0; k < row.size(); ++k) {
+      pairs[2 * (size_t(row_start[i]) + k)] = row[k].second[0];
+      pairs[2 * (size_t(row_start[i]) + k) + 1] = row[k].second[1];
+    }
+  }
+  return true;
+}
 
 bool buildStagedHalo(uint32_t blocks, uint32_t threads, uint32_t lanes,
                      const std::vector<uint32_t>& row_start, const int32_t* adjacency,
@@ -215,8 +253,18 @@ bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uin
 bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
                       StagedHalo* h) {
   if (h->entry_slots == 0 || h->start.size() < 2 || threads == 0 || lanes == 0 ||
-      threads % lanes != 0 || row_start.empty()) {
+      threads % lanes != 0 || row_start.empty() ||
+      h->entries.size() != 2 * size_t(row_start.back())) {
     return false;
+  }
+  const size_t rows_per_block = threads / lanes, n_rows = row_start.size() - 1;
+  for (size_t b = 0; b + 1 < h->start.size(); ++b) {
+    // the halos were built for this shape: block b's own rows first, in order
+    const size_t first = std::min(n_rows, b * rows_per_block);
+    const size_t end = std::min(n_rows, first + rows_per_block);
+    if (h->start[b + 1] - h->start[b] < end - first) return false;
+    for (size_t i = first; i < end; ++i)
+      if (h->halo[h->start[b] + (i - first)] != i) return false;
   }
   constexpr uint32_t kColours = 32;  // 4-byte banks; slot s's x at float 3 s: bank 3 s mod 32
   constexpr uint32_t kWarp = 32;
@@ -308,6 +356,81 @@ bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32
   h->entries = std::move(entries);
   h->words = std::move(words);
   return true;
+}
+
+StagedWalkPasses stagedWalkPasses(uint32_t threads, uint32_t lanes,
+                                  const std::vector<uint32_t>& row_start, uint32_t walked_from,
+                                  bool columns, const StagedHalo& h) {
+  StagedWalkPasses out;
+  if (threads == 0 || lanes == 0 || threads % lanes != 0 || row_start.empty()) return out;
+  const size_t n = row_start.size() - 1, rows = threads / lanes;
+  // the most distinct addresses among the loads that share a bank
+  auto most = [](std::vector<std::pair<uint32_t, uint32_t>>& loads) {  // (bank, address)
+    std::sort(loads.begin(), loads.end());
+    loads.erase(std::unique(loads.begin(), loads.end()), loads.end());
+    size_t best = 0, run = 0;
+    for (size_t k = 0; k < loads.size(); ++k) {
+      run = k > 0 && loads[k].first == loads[k - 1].first ? run + 1 : 1;
+      best = std::max(best, run);
+    }
+    return double(best);
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> words, slots, own_slots, springs[4];
+  for (size_t b = 0; b + 1 < h.start.size(); ++b) {
+    const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
+    const uint32_t own = static_cast<uint32_t>(end - first);
+    for (uint32_t warp = 0; warp < threads; warp += 32) {
+      for (uint32_t j = 0;; ++j) {
+        words.clear();
+        slots.clear();
+        own_slots.clear();
+        for (auto& quarter : springs)
+          quarter.clear();
+        for (uint32_t t = warp; t < std::min(threads, warp + 32); ++t) {
+          const size_t i = first + t / lanes;
+          if (i >= end) break;
+          const uint32_t e = row_start[i] + t % lanes + lanes * j;
+          if (e >= row_start[i + 1]) continue;
+          const uint32_t slot = h.entries[2 * size_t(e) + 1];
+          slots.emplace_back((3 * slot) % 32, slot);
+          if (slot < own) own_slots.emplace_back((3 * slot) % 32, slot);
+          if (j < walked_from || h.words.empty()) continue;
+          const uint32_t word = columns ? (j - walked_from) * threads + t : e - row_start[first];
+          words.emplace_back(word % 32, word);
+          const uint32_t place = h.words[e] & 0xffffu;
+          springs[(t - warp) / 8].emplace_back(place % 8, place);
+        }
+        if (slots.empty()) break;
+        out.groups += 1.0;
+        out.slots += 3.0 * most(slots);
+        out.slots_bound += 3.0 * std::max(1.0, most(own_slots));
+        if (!words.empty()) out.words += most(words);
+        for (auto& quarter : springs)
+          if (!quarter.empty()) out.springs += most(quarter);
+      }
+    }
+  }
+  return out;
+}
+
+double stagedFillSectors(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
+                         const StagedHalo& h) {
+  if (threads == 0 || lanes == 0 || row_start.empty()) return 0.0;
+  const size_t n = row_start.size() - 1, rows = threads / lanes;
+  double sectors = 0.0;
+  std::vector<uint32_t> warp;
+  for (size_t b = 0; b + 1 < h.start.size(); ++b) {
+    const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
+    const uint32_t begin = h.start[b], count = h.start[b + 1] - begin;
+    for (uint32_t k = static_cast<uint32_t>(end - first); k < count; k += 32) {
+      warp.clear();
+      for (uint32_t slot = k; slot < std::min(count, k + 32); ++slot)
+        warp.push_back(h.halo[begin + slot] / 2);  // 16 bytes a particle, 32 a sector
+      std::sort(warp.begin(), warp.end());
+      sectors += double(std::unique(warp.begin(), warp.end()) - warp.begin());
+    }
+  }
+  return sectors;
 }
 
 }  // namespace hooke::cuda

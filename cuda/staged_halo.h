@@ -7,16 +7,28 @@
 #include <cstdint>
 #include <vector>
 
+#include <glm/glm.hpp>
+
 namespace hooke::cuda {
 
 // Adjacency entries item 14's grid kernel holds in registers for the launch (item 17), the first of
 // each row; item 46's columns start after them.
 inline constexpr int kGridHeldEntries = 2;
 
+// Item 47: each CSR row's entries sorted, stably, by the direction from the row's particle to the
+// entry's other end (x: positions by device slot; pairs: row_start.back() pairs (spring, other end
+// or ~other end), as the backend uploads them): by the offset's (z, y, x) in units of the shortest
+// spring, rounded. Any order gives the same system; this one makes a warp's rows of a lattice read
+// the same neighbour direction at the same entry. False, with the pairs unchanged, where no spring
+// has a positive finite length.
+bool sortRowsByDirection(const std::vector<glm::vec3>& x, const std::vector<uint32_t>& row_start,
+                         int32_t* pairs);
+
 struct StagedHalo {
   std::vector<uint32_t> start;  // (blocks + 1) each block's first slot in halo
   std::vector<uint32_t> halo;   // per block: its own rows in gather order, then the other ends of
-                                // their entries that are not its own rows, ascending
+                                // their entries that are not its own rows, ascending (item 51:
+                                // placed by bank)
   // per adjacency entry: (spring, the other end's slot in the halo of the block that gathers the
   // entry's row), uploaded as the kernel's uint2
   std::vector<uint32_t> entries;
@@ -69,9 +81,30 @@ bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uin
 // distinct slots of one bank), then the one that shares fewest of its groups' banks, then the one
 // with the most free places. A permutation of each block's outside slots: `halo` and every entry's
 // slot (entries, and item 31's words) rewritten, every entry's other end the same particle, so
-// the same sums. False, with `h` unchanged, for several rounds of rows or lanes that do not divide
-// the threads.
+// the same sums. False, with `h` unchanged, for several rounds of rows, lanes that do not divide
+// the threads, or halos built for another shape (block b's own rows not its first slots).
 bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
                       StagedHalo* h);
+
+// A model of the shared memory's banks for the loads of item 27's walk in one round of rows (the
+// passes each load instruction of a warp takes: the most distinct addresses in one bank; 32 banks
+// of 4 bytes, a 16-byte load served a quarter-warp of 8 threads at a time), summed over the blocks
+// and the entries j each thread gathers (thread t: entries t % lanes + lanes j of the block's row
+// t / lanes). For bench/bank_model and the tests; the device is not involved.
+struct StagedWalkPasses {
+  double groups = 0.0;   // (warp, j) with an entry: the warp-wide load instructions of each kind
+  double words = 0.0;    // item 31's 4-byte words, j >= walked_from (item 46's columns, else CSR)
+  double springs = 0.0;  // their springs' 16-byte blocks, j >= walked_from
+  double slots = 0.0;    // the neighbours' u' (three 4-byte loads at float 3 · slot), every j
+  double slots_bound = 0.0;  // the least `slots` any placement of the outside slots could take
+};
+StagedWalkPasses stagedWalkPasses(uint32_t threads, uint32_t lanes,
+                                  const std::vector<uint32_t>& row_start, uint32_t walked_from,
+                                  bool columns, const StagedHalo& h);
+
+// 32-byte sectors that the fill's loads of one float4 array (r', w' or s') touch for each block's
+// outside slots, 32 consecutive slots a warp, summed over the blocks.
+double stagedFillSectors(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
+                         const StagedHalo& h);
 
 }  // namespace hooke::cuda

@@ -1132,8 +1132,9 @@ __device__ __forceinline__ void wholeCgSingleReduction(const WholeCgArgs& a) {
       alpha_inverse = reciprocal(double(alpha));
     }
   }
-  // (the root of the same sum the loop took it of before item 49, a NaN's too; the launch's own
-  // where no iteration ran, which only this kernel's publish writes, after this read)
+  // (the root of the same sum the loop took it of before item 49, a NaN's too; where no iteration
+  // ran, the |r| the launch started from: block 0's publish may already have written it back here,
+  // the same value, and only block 0's is published)
   const double r_norm = rr < 0.0 ? scalars->r_norm : sqrt(rr);
 
   if constexpr (kEarly) {

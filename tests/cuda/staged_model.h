@@ -19,7 +19,8 @@ namespace hooke::cuda_test {
 
 struct StagedShape {
   Scene scene;
-  uint32_t threads, lanes;  // a block's threads, threads to a row
+  uint32_t threads, lanes;    // a block's threads, threads to a row
+  bool by_direction = false;  // each row's entries sorted by direction (item 47)
 };
 
 struct Staged {
@@ -39,6 +40,12 @@ inline Staged stagedOf(const StagedShape& shape) {
   }
   Staged out;
   out.adjacency = adjacencyOf(n, ends);
+  if (shape.by_direction) {
+    std::vector<glm::vec3> x(n);
+    for (size_t d = 0; d < n; ++d)
+      x[d] = scene.state.x[order.particle[d]];
+    EXPECT_TRUE(cuda::sortRowsByDirection(x, out.adjacency.row_start, out.adjacency.pairs.data()));
+  }
   const uint32_t rows = shape.threads / shape.lanes;
   out.blocks = uint32_t((n + rows - 1) / rows);
   EXPECT_TRUE(cuda::buildStagedHalo(out.blocks, shape.threads, shape.lanes, out.adjacency.row_start,
