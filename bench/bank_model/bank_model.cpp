@@ -1,0 +1,141 @@
+// hooke-bank-model: how many passes of the shared memory's banks item 27's walk takes a block and
+// iteration on the staged grid, for each placement of the backend's staged data: the rows' entries
+// in spring order or by direction (item 47), item 31's words in CSR order with the springs
+// first-named or by column with the springs coloured (item 46), the halo's outside slots ascending
+// or placed by bank (item 51). Builds the scene's halos on the host as the CUDA backend does at
+// load (the locality order, one round of rows in blocks of BLOCK threads, LANES to a row) and
+// counts, for every warp-wide load the walk issues together, the most distinct addresses in one
+// bank (32 banks of 4 bytes; a 16-byte load a quarter-warp at a time): the words and springs of
+// the entries past the two each thread holds, and the neighbours' u' (three loads) of every entry.
+// Also the 32-byte sectors that the fill's loads of one float4 array touch for the outside slots.
+// No device is involved; ncu's counts on the H200 are the measure (docs/PERFORMANCE.md).
+//   Usage: hooke-bank-model cloth|volume RES [BLOCK [LANES]]   (BLOCK 512, LANES 1 by default)
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "cuda/staged_halo.h"
+#include "sim/locality_order.h"
+#include "sim/scenes.h"
+
+namespace {
+
+bool parseInt(const char* text, int low, int high, int* out) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < low || v > high) return false;
+  *out = int(v);
+  return true;
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "hooke-bank-model: %s (usage: hooke-bank-model cloth|volume RES [BLOCK [LANES]])\n",
+               why);
+  return 2;
+}
+
+struct Placement {
+  const char* name;
+  bool by_direction, columns, halo_colours;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3 || argc > 5) return usage("expects a scene and a resolution");
+  const std::string scene_name = argv[1];
+  if (scene_name != "cloth" && scene_name != "volume") return usage("the scene is cloth or volume");
+  const bool cloth = scene_name == "cloth";
+  int res = 0, block = 512, lanes = 1;
+  if (!parseInt(argv[2], 2, cloth ? 512 : 128, &res))
+    return usage(cloth ? "RES is a whole number from 2 to 512 for cloth"
+                       : "RES is a whole number from 2 to 128 for volume");
+  if (argc >= 4 && (!parseInt(argv[3], 32, 1024, &block) || block % 32 != 0))
+    return usage("BLOCK is a multiple of 32 from 32 to 1024");
+  if (argc == 5 && (!parseInt(argv[4], 1, 32, &lanes) || (lanes & (lanes - 1)) != 0))
+    return usage("LANES is 1, 2, 4, 8, 16 or 32");
+
+  const hooke::Scene scene = cloth ? hooke::makeCloth(res, {}) : hooke::makeVolume(res, {});
+  const size_t n = scene.model.particleCount();
+  // the device order: the locality order's slots, each row's springs as the backend lists them
+  const hooke::LocalityOrder order = hooke::localityOrder(scene.model, scene.state.x);
+  std::vector<glm::uvec2> ends(scene.model.springCount());
+  for (size_t s = 0; s < ends.size(); ++s) {
+    const glm::uvec2 e = scene.model.spring_ends[order.spring[s]];
+    ends[s] = glm::uvec2(order.slot[e.x], order.slot[e.y]);
+  }
+  std::vector<uint32_t> row_start(n + 1, 0);
+  for (const glm::uvec2& e : ends) {
+    ++row_start[e.x + 1];
+    ++row_start[e.y + 1];
+  }
+  for (size_t i = 0; i < n; ++i)
+    row_start[i + 1] += row_start[i];
+  std::vector<int32_t> by_spring(2 * size_t(row_start.back()));
+  std::vector<uint32_t> fill(row_start.begin(), row_start.end() - 1);
+  for (size_t s = 0; s < ends.size(); ++s) {
+    const uint32_t a = fill[ends[s].x]++, b = fill[ends[s].y]++;
+    by_spring[2 * size_t(a)] = int32_t(s);
+    by_spring[2 * size_t(a) + 1] = int32_t(ends[s].y);
+    by_spring[2 * size_t(b)] = int32_t(s);
+    by_spring[2 * size_t(b) + 1] = ~int32_t(ends[s].x);
+  }
+  std::vector<int32_t> by_direction = by_spring;
+  std::vector<glm::vec3> x(n);
+  for (size_t d = 0; d < n; ++d)
+    x[d] = scene.state.x[order.particle[d]];
+  if (!hooke::cuda::sortRowsByDirection(x, row_start, by_direction.data()))
+    return usage("the scene has no spring of positive length");
+
+  const uint32_t threads = uint32_t(block), lane_count = uint32_t(lanes);
+  const uint32_t rows = threads / lane_count;
+  const uint32_t blocks = uint32_t((n + rows - 1) / rows);
+  const uint32_t walked_from = uint32_t(hooke::cuda::kGridHeldEntries);
+  const Placement placements[] = {
+      {"spring order, words by row, springs first-named (items 46, 47 off)", false, false, false},
+      {"by direction (47), words by row, springs first-named", true, false, false},
+      {"by direction, words by column, springs coloured (46, 47: the default)", true, true, false},
+      {"46, 47 and the outside slots placed by bank (51)", true, true, true},
+  };
+  std::printf(
+      "%s %d: %zu particles, %zu springs; blocks of %u threads, %u to a row: %u blocks%s\n"
+      "per block and iteration: passes of the shared memory's banks (u' counts its three loads),\n"
+      "and the 32-byte sectors of one float4 array the fill loads for the outside slots\n",
+      scene_name.c_str(), res, n, ends.size(), threads, lane_count, blocks,
+      lanes > 1 ? " (item 47 runs on one lane only)" : "");
+  std::printf("| placement | words | springs | u' | walk | u' a load | fill sectors |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  double bound = 0.0;
+  for (const Placement& p : placements) {
+    hooke::cuda::StagedHalo h;
+    const std::vector<int32_t>& pairs = p.by_direction ? by_direction : by_spring;
+    if (!hooke::cuda::buildStagedHalo(blocks, threads, lane_count, row_start, pairs.data(), 65536,
+                                      &h) ||
+        h.words.empty()) {
+      return usage("a block's halo or springs pass 16 bits at that shape");
+    }
+    if (p.columns &&
+        !hooke::cuda::colourStagedSprings(threads, lane_count, row_start, walked_from, &h)) {
+      return usage("the springs cannot be coloured at that shape");
+    }
+    if (p.halo_colours && !hooke::cuda::colourStagedHalo(threads, lane_count, row_start, &h))
+      return usage("the halo cannot be placed at that shape");
+    const hooke::cuda::StagedWalkPasses w =
+        hooke::cuda::stagedWalkPasses(threads, lane_count, row_start, walked_from, p.columns, h);
+    const double sectors = hooke::cuda::stagedFillSectors(threads, lane_count, row_start, h);
+    const double per = 1.0 / blocks;
+    std::printf("| %s | %.0f | %.0f | %.0f | %.0f | %.3f | %.0f |\n", p.name, w.words * per,
+                w.springs * per, w.slots * per, (w.words + w.springs + w.slots) * per,
+                w.groups > 0.0 ? w.slots / (3.0 * w.groups) : 0.0, sectors * per);
+    if (p.by_direction) bound = w.slots_bound * per;
+  }
+  std::printf(
+      "u' with the own slots where item 45 keeps them (slot t = row t), by direction: at "
+      "least %.0f\n",
+      bound);
+  return 0;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""hooke-bank-model: bad arguments are refused with one line naming them and exit code 2, before
+any work; a small run prints the four placements' passes, item 51's under the default's.
+
+    bank_model_args_test.py PATH/TO/hooke-bank-model
+"""
+import re
+import subprocess
+import sys
+import unittest
+
+from refusal import assert_refused
+
+EXE = None
+
+
+class BankModelArguments(unittest.TestCase):
+    def test_bad_values(self):
+        for args, words in [
+            ([], "expects a scene and a resolution"),
+            (["cloth"], "expects a scene and a resolution"),
+            (["sphere", "8"], "the scene is cloth or volume"),
+            (["cloth", "1"], "RES is a whole number from 2 to 512 for cloth"),
+            (["cloth", "513"], "RES is a whole number from 2 to 512 for cloth"),
+            (["volume", "129"], "RES is a whole number from 2 to 128 for volume"),
+            (["volume", "8x"], "RES is a whole number from 2 to 128 for volume"),
+            (["cloth", "8", "100"], "BLOCK is a multiple of 32 from 32 to 1024"),
+            (["cloth", "8", "2048"], "BLOCK is a multiple of 32 from 32 to 1024"),
+            (["cloth", "8", "128", "3"], "LANES is 1, 2, 4, 8, 16 or 32"),
+            (["cloth", "8", "128", "64"], "LANES is 1, 2, 4, 8, 16 or 32"),
+            (["cloth", "8", "128", "1", "extra"], "expects a scene and a resolution"),
+        ]:
+            assert_refused(self, EXE, args, words)
+
+    def test_a_small_run(self):
+        # volume 12 (432 particles) in 4 blocks of 128 on one lane: the numbers are the model's,
+        # the same on every machine
+        p = subprocess.run([EXE, "volume", "12", "128"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = p.stdout
+        self.assertIn("volume 12: 432 particles, 4136 springs; blocks of 128 threads, 1 to a row: 4 blocks", out)
+        rows = re.findall(r"^\| (.+?) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| ([0-9.]+) \| (\d+) \|$", out, re.M)
+        self.assertEqual(len(rows), 4, out)
+        for _, words, springs, slots, walk, _, _ in rows:
+            self.assertEqual(int(words) + int(springs) + int(slots), int(walk), out)
+        default, placed = rows[2], rows[3]
+        self.assertEqual(default[1:], ("82", "329", "559", "970", "2.099", "56"), out)
+        self.assertEqual(placed[1:], ("82", "329", "444", "855", "1.668", "74"), out)
+        self.assertRegex(out, r"(?m)^u' with the own slots where item 45 keeps them .*: at least 426$")
+
+
+if __name__ == "__main__":
+    EXE = sys.argv.pop(1)
+    unittest.main()
