@@ -246,8 +246,10 @@ struct CudaOptions {
   // (staged_halo.h, colourStagedHalo) instead of ascending, so that the u' loads a warp issues
   // together for its j-th entries mostly fall in different banks (the bank model: 1.32 → 1.17
   // passes a load at cloth 256, 1.75 → 1.43 at volume 64; the walk's shared-memory passes −6 %
-  // and −10 %; bench/bank_model). The fill's loads of those slots' r, w, s then touch 30–40 %
-  // more 32-byte sectors. A permutation of the slots: the same bits. Off until measured on the H200.
+  // and −10 %; on several lanes volume 41 2.10 → 1.43, walk −20 %; bench/bank_model), the two
+  // particles of a 32-byte sector kept in one warp of the fill's loads (its sectors as ascending at
+  // volume 64, +7 % at cloth 256). A permutation of the slots: the same bits. Off until measured
+  // on the H200.
   bool halo_colours = false;
   // Item 20, kLaunches with batched loads (item 16): q = A p reads 4-byte adjacency entries (the
   // other end and the spring's place among its lower end's springs, cuda/compact_entries.h)

@@ -308,17 +308,17 @@ bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32
         passes[g] = std::max<uint16_t>(passes[g], ++placed[g][slot % kColours]);
       }
     }
-    // free places by colour, each list's lowest last
-    std::array<std::vector<uint32_t>, kColours> free;
-    for (uint32_t place = count; place-- > own;)
-      free[place % kColours].push_back(place);
+    // the places of each colour not yet taken
+    std::array<uint32_t, kColours> left{};
+    for (uint32_t place = own; place < count; ++place)
+      ++left[place % kColours];
     std::vector<uint32_t> order(count - own);
     for (uint32_t k = 0; k < count - own; ++k)
       order[k] = own + k;
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) {
       return groups_of[a].size() > groups_of[c].size();
     });
-    std::vector<uint32_t> moved(count);
+    std::vector<uint32_t> moved(count), colour(count, kColours);
     for (uint32_t slot = 0; slot < own; ++slot)
       moved[slot] = slot;
     for (uint32_t slot : order) {
@@ -331,18 +331,55 @@ bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32
       }
       uint32_t best = kColours;
       for (uint32_t c = 0; c < kColours; ++c) {
-        if (free[c].empty()) continue;
+        if (left[c] == 0) continue;
         if (best == kColours || rise[c] < rise[best] ||
             (rise[c] == rise[best] &&
-             (shared[c] < shared[best] ||
-              (shared[c] == shared[best] && free[c].size() > free[best].size())))) {
+             (shared[c] < shared[best] || (shared[c] == shared[best] && left[c] > left[best])))) {
           best = c;
         }
       }
-      moved[slot] = free[best].back();
-      free[best].pop_back();
+      colour[slot] = best;
+      --left[best];
       for (uint32_t g : groups_of[slot])
         passes[g] = std::max<uint16_t>(passes[g], ++placed[g][best]);
+    }
+    // the places of each colour: its k-th (ascending) lies in the fill's k-th warp of outside slots
+    // (one place of each colour in every 32). The two particles of a 32-byte sector of the float4
+    // vectors (2 q and 2 q + 1) take the same k where both their colours have it free, so one of
+    // the fill's warp loads serves both; then every other slot the lowest free k of its colour
+    std::array<std::vector<uint32_t>, kColours> places;
+    std::array<std::vector<char>, kColours> taken;
+    for (uint32_t place = own; place < count; ++place)
+      places[place % kColours].push_back(place);
+    for (uint32_t c = 0; c < kColours; ++c)
+      taken[c].assign(places[c].size(), 0);
+    std::vector<std::pair<uint32_t, uint32_t>> by_sector;  // (particle / 2, slot)
+    for (uint32_t slot = own; slot < count; ++slot)
+      by_sector.emplace_back(h->halo[begin + slot] / 2, slot);
+    std::sort(by_sector.begin(), by_sector.end());
+    std::vector<char> done(count, 0);
+    for (size_t k = 0; k + 1 < by_sector.size(); ++k) {
+      if (by_sector[k].first != by_sector[k + 1].first) continue;
+      const uint32_t a = by_sector[k].second, b = by_sector[k + 1].second;
+      const uint32_t ca = colour[a], cb = colour[b];
+      if (ca == cb) continue;
+      for (size_t r = 0; r < std::min(places[ca].size(), places[cb].size()); ++r) {
+        if (taken[ca][r] || taken[cb][r]) continue;
+        taken[ca][r] = taken[cb][r] = 1;
+        moved[a] = places[ca][r];
+        moved[b] = places[cb][r];
+        done[a] = done[b] = 1;
+        break;
+      }
+    }
+    for (uint32_t slot = own; slot < count; ++slot) {
+      if (done[slot]) continue;
+      const uint32_t c = colour[slot];
+      size_t r = 0;
+      while (taken[c][r])
+        ++r;  // a colour has as many places as slots: one is free
+      taken[c][r] = 1;
+      moved[slot] = places[c][r];
     }
     for (uint32_t slot = own; slot < count; ++slot)
       halo[begin + moved[slot]] = h->halo[begin + slot];

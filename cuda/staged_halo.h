@@ -79,7 +79,10 @@ bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uin
 // 3 s mod 32 and its colour is s mod 32. Greedy, the slots named by the most groups (warp, j)
 // first: each takes a free place of the colour that raises fewest of its groups' passes (the most
 // distinct slots of one bank), then the one that shares fewest of its groups' banks, then the one
-// with the most free places. A permutation of each block's outside slots: `halo` and every entry's
+// with the most free places. Within a colour (one place in every 32, so its k-th place lies in the
+// fill's k-th warp of outside slots) the two particles of a 32-byte sector of the float4 vectors
+// take the same k where they can, so the fill's loads touch about as many sectors as ascending
+// slots do. A permutation of each block's outside slots: `halo` and every entry's
 // slot (entries, and item 31's words) rewritten, every entry's other end the same particle, so
 // the same sums. False, with `h` unchanged, for several rounds of rows, lanes that do not divide
 // the threads, or halos built for another shape (block b's own rows not its first slots).

@@ -36,8 +36,9 @@ double slotPasses(const cuda::StagedHalo& h, const std::vector<uint32_t>& row_st
 // (item 47, as one lane runs by default), volume 16 in blocks of 512 on four (the shapes item 46's
 // test takes): the own rows keep their slots, each block's outside slots
 // are the same particles in other places, every entry's slot (and item 31's word, its spring's
-// place unchanged) names its other end, and the u' loads take at most 92 % of the passes of
-// ascending slots (87 % and 90 %, 78 % and 79 %, 81 % here)
+// place unchanged) names its other end, the u' loads take at most 92 % of the passes of
+// ascending slots (87 % and 90 %, 78 % and 79 %, 81 % here), and the fill's loads of the outside
+// slots at most 115 % of their 32-byte sectors
 TEST(HaloColours, PlacesTheOutsideSlotsAndCutsTheBanksPasses) {
   const StagedShape shapes[] = {{makeCloth(32, {}), 128, 1},
                                 {makeCloth(32, {}), 128, 1, true},
@@ -86,6 +87,13 @@ TEST(HaloColours, PlacesTheOutsideSlotsAndCutsTheBanksPasses) {
     const double before = slotPasses(ascending, row_start, shape.threads, shape.lanes);
     const double after = slotPasses(coloured, row_start, shape.threads, shape.lanes);
     EXPECT_LE(after, 0.92 * before) << "passes " << after << " against " << before;
+    // and the fill's loads of the outside slots touch about as many 32-byte sectors as ascending
+    const double sectors_before =
+        cuda::stagedFillSectors(shape.threads, shape.lanes, row_start, ascending);
+    const double sectors_after =
+        cuda::stagedFillSectors(shape.threads, shape.lanes, row_start, coloured);
+    EXPECT_LE(sectors_after, 1.15 * sectors_before)
+        << "sectors " << sectors_after << " against " << sectors_before;
     std::printf("[ passes   ] %-10s %u lanes%s: u' loads %.0f passes coloured, %.0f ascending\n",
                 shape.scene.name.c_str(), shape.lanes, shape.by_direction ? " by direction" : "",
                 after, before);

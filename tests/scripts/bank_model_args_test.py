@@ -45,8 +45,17 @@ class BankModelArguments(unittest.TestCase):
             self.assertEqual(int(words) + int(springs) + int(slots), int(walk), out)
         default, placed = rows[2], rows[3]
         self.assertEqual(default[1:], ("82", "329", "559", "970", "2.099", "56"), out)
-        self.assertEqual(placed[1:], ("82", "329", "444", "855", "1.668", "74"), out)
-        self.assertRegex(out, r"(?m)^u' with the own slots where item 45 keeps them .*: at least 426$")
+        self.assertEqual(placed[1:], ("82", "329", "444", "855", "1.668", "57"), out)
+        self.assertRegex(out, r"(?m)^u' in the last row's entry order .*: at least 426$")
+
+    def test_several_lanes_keep_the_spring_order(self):
+        # item 47 runs on one lane only: three placements, none by direction
+        p = subprocess.run([EXE, "volume", "16", "512", "4"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = re.findall(r"^\| (.+?) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| ([0-9.]+) \| (\d+) \|$", p.stdout, re.M)
+        self.assertEqual(len(rows), 3, p.stdout)
+        self.assertNotIn("by direction", p.stdout)
+        self.assertLess(int(rows[2][3]), int(rows[1][3]), p.stdout)
 
 
 if __name__ == "__main__":
