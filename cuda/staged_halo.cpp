@@ -257,19 +257,17 @@ bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32
       h->entries.size() != 2 * size_t(row_start.back())) {
     return false;
   }
-  const size_t rows_per_block = threads / lanes, n_rows = row_start.size() - 1;
-  for (size_t b = 0; b + 1 < h->start.size(); ++b) {
+  const size_t n = row_start.size() - 1, rows = threads / lanes;
+  const size_t blocks = h->start.size() - 1;
+  for (size_t b = 0; b < blocks; ++b) {
     // the halos were built for this shape: block b's own rows first, in order
-    const size_t first = std::min(n_rows, b * rows_per_block);
-    const size_t end = std::min(n_rows, first + rows_per_block);
+    const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
     if (h->start[b + 1] - h->start[b] < end - first) return false;
     for (size_t i = first; i < end; ++i)
       if (h->halo[h->start[b] + (i - first)] != i) return false;
   }
   constexpr uint32_t kColours = 32;  // 4-byte banks; slot s's x at float 3 s: bank 3 s mod 32
   constexpr uint32_t kWarp = 32;
-  const size_t n = row_start.size() - 1, rows = threads / lanes;
-  const size_t blocks = h->start.size() - 1;
   std::vector<uint32_t> halo = h->halo, entries = h->entries, words = h->words;
   for (size_t b = 0; b < blocks; ++b) {
     const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
