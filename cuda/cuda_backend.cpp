@@ -1182,11 +1182,14 @@ Status CudaBackend::load(const Model& model, const State& state) {
                                       static_cast<uint32_t>(whole_lanes_), row_start,
                                       reinterpret_cast<const int32_t*>(adjacency.data()),
                                       kStagedMaxSlots, &halo);
-  // item 51: the outside slots placed against the u' loads' bank conflicts (one round of rows)
+  // item 51: the outside slots placed against the u' loads' bank conflicts (one round of rows);
+  // the fill's warps start at the outside slots where item 45 would keep the own rows (one lane),
+  // which only steers where a sector's two particles go
   bool halo_coloured =
       staged && options_.halo_colours && halo.entry_slots > 0 &&
       cuda::colourStagedHalo(static_cast<uint32_t>(whole_launch_.block),
-                             static_cast<uint32_t>(whole_lanes_), row_start, &halo);
+                             static_cast<uint32_t>(whole_lanes_), row_start,
+                             options_.rows_in_registers && whole_lanes_ == 1, &halo);
   if (staged) {
     // every block resident with its halo, as the cooperative launch needs, or not staged: a
     // smaller grid would gather other rows than the halos were built for

@@ -251,7 +251,7 @@ bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uin
 }
 
 bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
-                      StagedHalo* h) {
+                      bool own_rows_unfilled, StagedHalo* h) {
   if (h->entry_slots == 0 || h->start.size() < 2 || threads == 0 || lanes == 0 ||
       threads % lanes != 0 || row_start.empty() ||
       h->entries.size() != 2 * size_t(row_start.back())) {
@@ -259,6 +259,7 @@ bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32
   }
   const size_t n = row_start.size() - 1, rows = threads / lanes;
   const size_t blocks = h->start.size() - 1;
+  if (blocks != (n + rows - 1) / rows) return false;  // built for another block of rows
   for (size_t b = 0; b < blocks; ++b) {
     // the halos were built for this shape: block b's own rows first, in order
     const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
@@ -341,43 +342,49 @@ bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32
       for (uint32_t g : groups_of[slot])
         passes[g] = std::max<uint16_t>(passes[g], ++placed[g][best]);
     }
-    // the places of each colour: its k-th (ascending) lies in the fill's k-th warp of outside slots
-    // (one place of each colour in every 32). The two particles of a 32-byte sector of the float4
-    // vectors (2 q and 2 q + 1) take the same k where both their colours have it free, so one of
-    // the fill's warp loads serves both; then every other slot the lowest free k of its colour
+    // the places within each colour. The fill's warps load 32 consecutive slots each, from slot
+    // `origin` on (the outside slots' first with item 45, else slot 0), so a window of 32 holds at
+    // most one place of each colour. The two particles of a 32-byte sector of the float4 vectors
+    // (2 q and 2 q + 1) take places in one window where both their colours have one free there, so
+    // one of the fill's warp loads serves both; then every other slot the lowest free place of
+    // its colour (a colour has as many places as slots)
+    const uint32_t origin = own_rows_unfilled ? own : 0u;
+    const uint32_t windows = (count - origin + 31) / 32;
+    std::vector<uint32_t> in_window(size_t(windows) * kColours, UINT32_MAX);  // (window, colour)
     std::array<std::vector<uint32_t>, kColours> places;
-    std::array<std::vector<char>, kColours> taken;
-    for (uint32_t place = own; place < count; ++place)
+    for (uint32_t place = own; place < count; ++place) {
       places[place % kColours].push_back(place);
-    for (uint32_t c = 0; c < kColours; ++c)
-      taken[c].assign(places[c].size(), 0);
+      in_window[size_t((place - origin) / 32) * kColours + place % kColours] = place;
+    }
+    std::vector<char> taken(count, 0), done(count, 0);
     std::vector<std::pair<uint32_t, uint32_t>> by_sector;  // (particle / 2, slot)
     for (uint32_t slot = own; slot < count; ++slot)
       by_sector.emplace_back(h->halo[begin + slot] / 2, slot);
     std::sort(by_sector.begin(), by_sector.end());
-    std::vector<char> done(count, 0);
     for (size_t k = 0; k + 1 < by_sector.size(); ++k) {
       if (by_sector[k].first != by_sector[k + 1].first) continue;
       const uint32_t a = by_sector[k].second, b = by_sector[k + 1].second;
       const uint32_t ca = colour[a], cb = colour[b];
       if (ca == cb) continue;
-      for (size_t r = 0; r < std::min(places[ca].size(), places[cb].size()); ++r) {
-        if (taken[ca][r] || taken[cb][r]) continue;
-        taken[ca][r] = taken[cb][r] = 1;
-        moved[a] = places[ca][r];
-        moved[b] = places[cb][r];
+      for (uint32_t w = 0; w < windows; ++w) {
+        const uint32_t pa = in_window[size_t(w) * kColours + ca];
+        const uint32_t pb = in_window[size_t(w) * kColours + cb];
+        if (pa == UINT32_MAX || pb == UINT32_MAX || taken[pa] || taken[pb]) continue;
+        taken[pa] = taken[pb] = 1;
+        moved[a] = pa;
+        moved[b] = pb;
         done[a] = done[b] = 1;
         break;
       }
     }
     for (uint32_t slot = own; slot < count; ++slot) {
       if (done[slot]) continue;
-      const uint32_t c = colour[slot];
+      const std::vector<uint32_t>& mine = places[colour[slot]];
       size_t r = 0;
-      while (taken[c][r])
-        ++r;  // a colour has as many places as slots: one is free
-      taken[c][r] = 1;
-      moved[slot] = places[c][r];
+      while (taken[mine[r]])
+        ++r;
+      taken[mine[r]] = 1;
+      moved[slot] = mine[r];
     }
     for (uint32_t slot = own; slot < count; ++slot)
       halo[begin + moved[slot]] = h->halo[begin + slot];
@@ -449,7 +456,7 @@ StagedWalkPasses stagedWalkPasses(uint32_t threads, uint32_t lanes,
 }
 
 double stagedFillSectors(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
-                         const StagedHalo& h) {
+                         bool own_rows_unfilled, const StagedHalo& h) {
   if (threads == 0 || lanes == 0 || row_start.empty()) return 0.0;
   const size_t n = row_start.size() - 1, rows = threads / lanes;
   double sectors = 0.0;
@@ -457,7 +464,8 @@ double stagedFillSectors(uint32_t threads, uint32_t lanes, const std::vector<uin
   for (size_t b = 0; b + 1 < h.start.size(); ++b) {
     const size_t first = std::min(n, b * rows), end = std::min(n, first + rows);
     const uint32_t begin = h.start[b], count = h.start[b + 1] - begin;
-    for (uint32_t k = static_cast<uint32_t>(end - first); k < count; k += 32) {
+    for (uint32_t k = own_rows_unfilled ? static_cast<uint32_t>(end - first) : 0u; k < count;
+         k += 32) {
       warp.clear();
       for (uint32_t slot = k; slot < std::min(count, k + 32); ++slot)
         warp.push_back(h.halo[begin + slot] / 2);  // 16 bytes a particle, 32 a sector

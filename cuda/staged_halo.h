@@ -79,21 +79,24 @@ bool colourStagedSprings(uint32_t threads, uint32_t lanes, const std::vector<uin
 // 3 s mod 32 and its colour is s mod 32. Greedy, the slots named by the most groups (warp, j)
 // first: each takes a free place of the colour that raises fewest of its groups' passes (the most
 // distinct slots of one bank), then the one that shares fewest of its groups' banks, then the one
-// with the most free places. Within a colour (one place in every 32, so its k-th place lies in the
-// fill's k-th warp of outside slots) the two particles of a 32-byte sector of the float4 vectors
-// take the same k where they can, so the fill's loads touch about as many sectors as ascending
-// slots do. A permutation of each block's outside slots: `halo` and every entry's
+// with the most free places. Within a colour the two particles of a 32-byte sector of the float4
+// vectors take places in one window of the fill's warps where they can (32 consecutive slots from
+// the outside slots' first where the fill leaves out the own rows, item 45's one lane:
+// `own_rows_unfilled`; else from slot 0), so the fill's loads touch about as many sectors as
+// ascending slots do. A permutation of each block's outside slots: `halo` and every entry's
 // slot (entries, and item 31's words) rewritten, every entry's other end the same particle, so
 // the same sums. False, with `h` unchanged, for several rounds of rows, lanes that do not divide
 // the threads, or halos built for another shape (block b's own rows not its first slots).
 bool colourStagedHalo(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
-                      StagedHalo* h);
+                      bool own_rows_unfilled, StagedHalo* h);
 
 // A model of the shared memory's banks for the loads of item 27's walk in one round of rows (the
 // passes each load instruction of a warp takes: the most distinct addresses in one bank; 32 banks
 // of 4 bytes, a 16-byte load served a quarter-warp of 8 threads at a time), summed over the blocks
 // and the entries j each thread gathers (thread t: entries t % lanes + lanes j of the block's row
-// t / lanes). For bench/bank_model and the tests; the device is not involved.
+// t / lanes). Each j is counted as one load instruction of the warp (where a warp's threads walk
+// different counts, the kernel's paired walk and its tail split a j in two: slightly more there).
+// For bench/bank_model and the tests; the device is not involved.
 struct StagedWalkPasses {
   double groups = 0.0;   // (warp, j) with an entry: the warp-wide load instructions of each kind
   double words = 0.0;    // item 31's 4-byte words, j >= walked_from (item 46's columns, else CSR)
@@ -105,9 +108,10 @@ StagedWalkPasses stagedWalkPasses(uint32_t threads, uint32_t lanes,
                                   const std::vector<uint32_t>& row_start, uint32_t walked_from,
                                   bool columns, const StagedHalo& h);
 
-// 32-byte sectors that the fill's loads of one float4 array (r', w' or s') touch for each block's
-// outside slots, 32 consecutive slots a warp, summed over the blocks.
+// 32-byte sectors that the fill's loads of one float4 array (r', w' or s') touch, 32 consecutive
+// slots a warp, summed over the blocks: the outside slots where the fill leaves out the own rows
+// (item 45: `own_rows_unfilled`), else every slot from 0.
 double stagedFillSectors(uint32_t threads, uint32_t lanes, const std::vector<uint32_t>& row_start,
-                         const StagedHalo& h);
+                         bool own_rows_unfilled, const StagedHalo& h);
 
 }  // namespace hooke::cuda

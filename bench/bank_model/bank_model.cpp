@@ -10,6 +10,7 @@
 // Also the 32-byte sectors that the fill's loads of one float4 array touch for the outside slots.
 // No device is involved; ncu's counts on the H200 are the measure (docs/PERFORMANCE.md).
 //   Usage: hooke-bank-model cloth|volume RES [BLOCK [LANES]]   (BLOCK 512, LANES 1 by default)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include <glm/glm.hpp>
 
+#include "cuda/cuda_backend.h"
 #include "cuda/staged_halo.h"
 #include "sim/locality_order.h"
 #include "sim/scenes.h"
@@ -95,29 +97,40 @@ int main(int argc, char** argv) {
   const uint32_t rows = threads / lane_count;
   const uint32_t blocks = uint32_t((n + rows - 1) / rows);
   const uint32_t walked_from = uint32_t(hooke::cuda::kGridHeldEntries);
-  // item 47 runs on one lane only
-  const std::vector<Placement> placements =
-      lanes == 1
-          ? std::vector<
-                Placement>{{"spring order, words by row, springs first-named (items 46, 47 off)",
-                            false, false, false},
-                           {"by direction (47), words by row, springs first-named", true, false,
-                            false},
-                           {"by direction, words by column, springs coloured (46, 47: the default)",
-                            true, true, false},
-                           {"46, 47 and the outside slots placed by bank (51)", true, true, true}}
-          : std::vector<Placement>{
-                {"words by row, springs first-named (item 46 off)", false, false, false},
-                {"words by column, springs coloured (46: the default where a thread walks 3 "
-                 "entries or more)",
-                 false, true, false},
-                {"46 and the outside slots placed by bank (51)", false, true, true}};
+  // the backend's defaults at this shape: item 47 on one lane only; item 46 where a thread walks
+  // kColumnsMinWalked entries or more past the ones it holds; item 45 (the fill leaves out the own
+  // rows) on one lane
+  uint32_t longest = 0;
+  for (size_t i = 0; i < n; ++i)
+    longest = std::max(longest, (row_start[i + 1] - row_start[i] + lane_count - 1) / lane_count);
+  const bool columns = longest >= walked_from + uint32_t(hooke::kColumnsMinWalked);
+  const bool direction = lanes == 1, own_rows_unfilled = lanes == 1;
+  std::vector<Placement> placements;
+  if (direction) {
+    placements.push_back({"spring order, words by row, springs first-named (items 46, 47 off)",
+                          false, false, false});
+    placements.push_back(
+        {"by direction (47), words by row, springs first-named", true, false, false});
+    placements.push_back(
+        {"by direction, words by column, springs coloured (46, 47)", true, true, false});
+  } else {
+    placements.push_back({"words by row, springs first-named (item 46 off)", false, false, false});
+    placements.push_back({"words by column, springs coloured (46)", false, true, false});
+  }
+  const Placement defaults = placements[columns ? placements.size() - 1 : 0];
+  placements.push_back({columns ? (direction ? "46, 47 and the outside slots placed by bank (51)"
+                                             : "46 and the outside slots placed by bank (51)")
+                                : "item 46 off and the outside slots placed by bank (51)",
+                        defaults.by_direction, defaults.columns, true});
   std::printf(
       "%s %d: %zu particles, %zu springs; blocks of %u threads, %u to a row: %u blocks%s\n"
+      "the default here: %s (a thread walks up to %u entries past the %u it holds)\n"
       "per block and iteration: passes of the shared memory's banks (u' counts its three loads),\n"
-      "and the 32-byte sectors of one float4 array the fill loads for the outside slots\n",
+      "and the 32-byte sectors of one float4 array the fill loads (%s)\n",
       scene_name.c_str(), res, n, ends.size(), threads, lane_count, blocks,
-      lanes > 1 ? " (spring order: item 47 runs on one lane only)" : "");
+      lanes > 1 ? " (spring order: item 47 runs on one lane only)" : "", defaults.name,
+      longest > walked_from ? longest - walked_from : 0u, walked_from,
+      own_rows_unfilled ? "the outside slots: item 45 keeps the own rows" : "every slot");
   std::printf("| placement | words | springs | u' | walk | u' a load | fill sectors |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   double bound = 0.0;
@@ -133,11 +146,14 @@ int main(int argc, char** argv) {
         !hooke::cuda::colourStagedSprings(threads, lane_count, row_start, walked_from, &h)) {
       return usage("the springs cannot be coloured at that shape");
     }
-    if (p.halo_colours && !hooke::cuda::colourStagedHalo(threads, lane_count, row_start, &h))
+    if (p.halo_colours &&
+        !hooke::cuda::colourStagedHalo(threads, lane_count, row_start, own_rows_unfilled, &h)) {
       return usage("the halo cannot be placed at that shape");
+    }
     const hooke::cuda::StagedWalkPasses w =
         hooke::cuda::stagedWalkPasses(threads, lane_count, row_start, walked_from, p.columns, h);
-    const double sectors = hooke::cuda::stagedFillSectors(threads, lane_count, row_start, h);
+    const double sectors =
+        hooke::cuda::stagedFillSectors(threads, lane_count, row_start, own_rows_unfilled, h);
     const double per = 1.0 / blocks;
     std::printf("| %s | %.0f | %.0f | %.0f | %.0f | %.3f | %.0f |\n", p.name, w.words * per,
                 w.springs * per, w.slots * per, (w.words + w.springs + w.slots) * per,

@@ -54,7 +54,8 @@ TEST(HaloColours, PlacesTheOutsideSlotsAndCutsTheBanksPasses) {
     ASSERT_GT(ascending.entry_slots, 0u);
     ASSERT_FALSE(ascending.words.empty());
     cuda::StagedHalo coloured = ascending;
-    ASSERT_TRUE(cuda::colourStagedHalo(shape.threads, shape.lanes, row_start, &coloured));
+    ASSERT_TRUE(
+        cuda::colourStagedHalo(shape.threads, shape.lanes, row_start, shape.lanes == 1, &coloured));
     ASSERT_EQ(coloured.start, ascending.start);
     ASSERT_EQ(coloured.halo.size(), ascending.halo.size());
     const size_t n = row_start.size() - 1, rows = shape.threads / shape.lanes;
@@ -89,9 +90,9 @@ TEST(HaloColours, PlacesTheOutsideSlotsAndCutsTheBanksPasses) {
     EXPECT_LE(after, 0.92 * before) << "passes " << after << " against " << before;
     // and the fill's loads of the outside slots touch about as many 32-byte sectors as ascending
     const double sectors_before =
-        cuda::stagedFillSectors(shape.threads, shape.lanes, row_start, ascending);
+        cuda::stagedFillSectors(shape.threads, shape.lanes, row_start, shape.lanes == 1, ascending);
     const double sectors_after =
-        cuda::stagedFillSectors(shape.threads, shape.lanes, row_start, coloured);
+        cuda::stagedFillSectors(shape.threads, shape.lanes, row_start, shape.lanes == 1, coloured);
     EXPECT_LE(sectors_after, 1.15 * sectors_before)
         << "sectors " << sectors_after << " against " << sectors_before;
     std::printf("[ passes   ] %-10s %u lanes%s: u' loads %.0f passes coloured, %.0f ascending\n",
@@ -112,7 +113,8 @@ TEST(HaloColours, TheLibrarysBankModelAgrees) {
     cuda::StagedHalo placed = staged.halo;
     ASSERT_TRUE(cuda::colourStagedSprings(shape.threads, shape.lanes, row_start,
                                           cuda::kGridHeldEntries, &placed));
-    ASSERT_TRUE(cuda::colourStagedHalo(shape.threads, shape.lanes, row_start, &placed));
+    ASSERT_TRUE(
+        cuda::colourStagedHalo(shape.threads, shape.lanes, row_start, shape.lanes == 1, &placed));
     const cuda::StagedHalo* forms[] = {&staged.halo, &placed};
     for (const cuda::StagedHalo* h : forms) {
       const cuda::StagedWalkPasses columns = cuda::stagedWalkPasses(
@@ -144,18 +146,24 @@ TEST(HaloColours, RefusesWhatItCannotPlace) {
   const std::vector<uint32_t>& row_start = staged.adjacency.row_start;
   cuda::StagedHalo rounds = staged.halo;
   rounds.entry_slots = 0;
-  EXPECT_FALSE(cuda::colourStagedHalo(128, 1, row_start, &rounds));
+  EXPECT_FALSE(cuda::colourStagedHalo(128, 1, row_start, true, &rounds));
   EXPECT_EQ(rounds.halo, staged.halo.halo);
   EXPECT_EQ(rounds.entries, staged.halo.entries);
   cuda::StagedHalo odd = staged.halo;
-  EXPECT_FALSE(cuda::colourStagedHalo(128, 3, row_start, &odd));
+  EXPECT_FALSE(cuda::colourStagedHalo(128, 3, row_start, true, &odd));
   EXPECT_EQ(odd.halo, staged.halo.halo);
   EXPECT_EQ(odd.words, staged.halo.words);
   cuda::StagedHalo other = staged.halo;  // built for blocks of 128 rows, asked for 64
-  EXPECT_FALSE(cuda::colourStagedHalo(64, 1, row_start, &other));
+  EXPECT_FALSE(cuda::colourStagedHalo(64, 1, row_start, true, &other));
   EXPECT_EQ(other.halo, staged.halo.halo);
+  // volume 8 (256 particles) in blocks of 128 rows, asked for 32: block 0's own rows come first
+  // either way, but the halos are two, not eight
+  Staged volume = stagedOf({makeVolume(8, {}), 128, 1});
+  cuda::StagedHalo smaller = volume.halo;
+  EXPECT_FALSE(cuda::colourStagedHalo(32, 1, volume.adjacency.row_start, true, &smaller));
+  EXPECT_EQ(smaller.halo, volume.halo.halo);
   cuda::StagedHalo none;
-  EXPECT_FALSE(cuda::colourStagedHalo(128, 1, {0}, &none));
+  EXPECT_FALSE(cuda::colourStagedHalo(128, 1, {0}, true, &none));
 }
 
 // On and off, the same bytes and CG iterations: item 27's kernel on one lane (cloth 16 in blocks

@@ -70,8 +70,10 @@ class DeviceAb(unittest.TestCase):
                         f"a={self.fake}", f"b={zipped}", env={"AB_BUDGET": "7"})
         self.assertEqual(p.returncode, 0, p.stderr)
         runs = json.loads(read(out))["runs"]
+        # the builds' order reversed on the second repeat
         self.assertEqual([(r["commit"], r["rows"][0]["scene"]) for r in runs],
-                         [("a", "cloth"), ("b", "cloth"), ("a", "volume"), ("b", "volume")] * 2)
+                         [("a", "cloth"), ("b", "cloth"), ("a", "volume"), ("b", "volume"),
+                          ("b", "cloth"), ("a", "cloth"), ("b", "volume"), ("a", "volume")])
         calls = read(self.fake + ".calls").splitlines()  # the gzipped copy logs elsewhere
         self.assertEqual(len(calls), 4)
         self.assertTrue(all("--paths grid-halo-coloured" in c and "--budget 7" in c for c in calls))
@@ -87,6 +89,26 @@ class DeviceAb(unittest.TestCase):
         self.assertEqual([r["commit"] for r in runs], ["a"])
         self.assertNotIn("--paths", read(self.fake + ".calls"))
 
+    def test_an_unreadable_result_is_reported_and_the_rest_kept(self):
+        # a build that exits 0 with a broken result file
+        broken = os.path.join(self.dir, "broken")
+        with open(broken, "w") as f:
+            f.write("#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --json ] && echo '{' > \"$2\"; shift; done\n")
+        os.chmod(broken, 0o755)
+        out = os.path.join(self.dir, "ab.json")
+        p = self.run_ab(out, "1", "cloth:32", "-", f"a={self.fake}", f"z={broken}")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("is not a readable result", p.stderr)
+        self.assertEqual([r["commit"] for r in json.loads(read(out))["runs"]], ["a"])
+        self.assertFalse(os.path.exists(out + ".tmp"))
+
+    def test_a_bare_name_is_found_where_it_is(self):
+        out = os.path.join(self.dir, "ab.json")
+        p = subprocess.run(["bash", SCRIPT, out, "1", "cloth:32", "-", "a=bench"], cwd=self.dir,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(json.loads(read(out))["runs"]), 1)
+
     def test_bad_arguments(self):
         out = os.path.join(self.dir, "ab.json")
         fake = f"a={self.fake}"
@@ -101,6 +123,7 @@ class DeviceAb(unittest.TestCase):
             ([out, "2", "cloth:32", "-", self.fake], "a build is LABEL=BINARY"),
             ([out, "2", "cloth:32", "-", fake, fake], "the label 'a' is given twice"),
             ([out, "2", "cloth:32", "-", "a=/no/such/bench"], "no file '/no/such/bench' for build 'a'"),
+            (["/no/such/dir/ab.json", "2", "cloth:32", "-", fake], "cannot write '/no/such/dir/ab.json.tmp'"),
         ]:
             assert_refused(self, "bash", [SCRIPT, *args], words)
         self.assertFalse(os.path.exists(out))
