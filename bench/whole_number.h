@@ -1,4 +1,5 @@
-// Strict number arguments for the benchmark executables (hooke-bench-gpu, hooke-interop-bench).
+// Strict number arguments for the benchmark executables (hooke-bench-gpu, hooke-interop-bench,
+// hooke-cg-rounding, hooke-bank-model).
 #pragma once
 
 #include <cerrno>

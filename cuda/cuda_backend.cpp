@@ -1042,26 +1042,13 @@ Status CudaBackend::load(const Model& model, const State& state) {
   // CSR adjacency, particle -> its springs in increasing (device) spring order (item 47: by
   // direction, below), the order of every gather's sum, each with the other end and which end
   // this particle is
-  std::vector<uint32_t> row_start(n + 1, 0);
-  for (const glm::uvec2& e : ends) {
-    ++row_start[e.x + 1];
-    ++row_start[e.y + 1];
-  }
-  for (size_t i = 0; i < n; ++i)
-    row_start[i + 1] += row_start[i];
+  static_assert(sizeof(int2) == 2 * sizeof(int32_t));  // the adjacency as int32_t pairs
+  std::vector<uint32_t> row_start;
   std::vector<int2> adjacency(2 * springs);
-  {
-    std::vector<uint32_t> fill(row_start.begin(), row_start.end() - 1);
-    for (size_t s = 0; s < springs; ++s) {
-      const glm::uvec2 e = ends[s];
-      adjacency[fill[e.x]++] = int2{int(s), int(e.y)};
-      adjacency[fill[e.y]++] = int2{int(s), ~int(e.x)};
-    }
-  }
+  cuda::buildAdjacency(n, ends, &row_start, reinterpret_cast<int32_t*>(adjacency.data()));
   // item 47: on item 14's grid with its rows on one lane in one round, each row's entries by the
   // direction of their other end at load, so that a warp's rows mostly read the same neighbour
   // direction at the same entry (item 27's staged neighbours then meet fewer bank conflicts)
-  static_assert(sizeof(int2) == 2 * sizeof(int32_t));  // the adjacency as int32_t pairs
   rows_by_direction_ = options_.rows_by_direction && path_ == CgPath::kGrid && single_reduction_ &&
                        whole_lanes_ == 1 &&
                        n <= size_t(whole_launch_.grid) * size_t(whole_launch_.block) &&

@@ -52,6 +52,26 @@ void buildStagedSprings(uint32_t blocks, size_t rows_per_round,
 
 }  // namespace
 
+void buildAdjacency(size_t n, const std::vector<glm::uvec2>& ends, std::vector<uint32_t>* row_start,
+                    int32_t* pairs) {
+  row_start->assign(n + 1, 0);
+  for (const glm::uvec2& e : ends) {
+    ++(*row_start)[e.x + 1];
+    ++(*row_start)[e.y + 1];
+  }
+  for (size_t i = 0; i < n; ++i)
+    (*row_start)[i + 1] += (*row_start)[i];
+  std::vector<uint32_t> fill(row_start->begin(), row_start->end() - 1);
+  for (size_t s = 0; s < ends.size(); ++s) {
+    const glm::uvec2 e = ends[s];
+    const uint32_t a = fill[e.x]++, b = fill[e.y]++;
+    pairs[2 * size_t(a)] = int32_t(s);
+    pairs[2 * size_t(a) + 1] = int32_t(e.y);
+    pairs[2 * size_t(b)] = int32_t(s);
+    pairs[2 * size_t(b) + 1] = ~int32_t(e.x);
+  }
+}
+
 bool sortRowsByDirection(const std::vector<glm::vec3>& x, const std::vector<uint32_t>& row_start,
                          int32_t* pairs) {
   auto otherOf = [pairs](uint32_t e) {

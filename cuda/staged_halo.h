@@ -15,6 +15,12 @@ namespace hooke::cuda {
 // each row; item 46's columns start after them.
 inline constexpr int kGridHeldEntries = 2;
 
+// The CSR adjacency of n particles joined by springs `ends`: row i's entries are its springs in
+// increasing order, each as the pair (spring, other end), the other end as ~other where i is the
+// spring's second end. row_start: (n + 1) offsets; pairs: 2 · 2 · ends.size() int32_t, written.
+void buildAdjacency(size_t n, const std::vector<glm::uvec2>& ends, std::vector<uint32_t>* row_start,
+                    int32_t* pairs);
+
 // Item 47: each CSR row's entries sorted, stably, by the direction from the row's particle to the
 // entry's other end (x: positions by device slot; pairs: row_start.back() pairs (spring, other end
 // or ~other end), as the backend uploads them): by the offset's (z, y, x) in units of the shortest

@@ -18,20 +18,13 @@
 
 #include <glm/glm.hpp>
 
+#include "bench/whole_number.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/staged_halo.h"
 #include "sim/locality_order.h"
 #include "sim/scenes.h"
 
 namespace {
-
-bool parseInt(const char* text, int low, int high, int* out) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || v < low || v > high) return false;
-  *out = int(v);
-  return true;
-}
 
 int usage(const char* why) {
   std::fprintf(stderr,
@@ -53,12 +46,13 @@ int main(int argc, char** argv) {
   if (scene_name != "cloth" && scene_name != "volume") return usage("the scene is cloth or volume");
   const bool cloth = scene_name == "cloth";
   int res = 0, block = 512, lanes = 1;
-  if (!parseInt(argv[2], 2, cloth ? 512 : 128, &res))
+  if (!hooke::bench::parseWholeNumber(argv[2], 2, cloth ? 512 : 128, &res))
     return usage(cloth ? "RES is a whole number from 2 to 512 for cloth"
                        : "RES is a whole number from 2 to 128 for volume");
-  if (argc >= 4 && (!parseInt(argv[3], 32, 1024, &block) || block % 32 != 0))
+  if (argc >= 4 && (!hooke::bench::parseWholeNumber(argv[3], 32, 1024, &block) || block % 32 != 0))
     return usage("BLOCK is a multiple of 32 from 32 to 1024");
-  if (argc == 5 && (!parseInt(argv[4], 1, 32, &lanes) || (lanes & (lanes - 1)) != 0))
+  if (argc == 5 &&
+      (!hooke::bench::parseWholeNumber(argv[4], 1, 32, &lanes) || (lanes & (lanes - 1)) != 0))
     return usage("LANES is 1, 2, 4, 8, 16 or 32");
 
   const hooke::Scene scene = cloth ? hooke::makeCloth(res, {}) : hooke::makeVolume(res, {});
@@ -70,22 +64,9 @@ int main(int argc, char** argv) {
     const glm::uvec2 e = scene.model.spring_ends[order.spring[s]];
     ends[s] = glm::uvec2(order.slot[e.x], order.slot[e.y]);
   }
-  std::vector<uint32_t> row_start(n + 1, 0);
-  for (const glm::uvec2& e : ends) {
-    ++row_start[e.x + 1];
-    ++row_start[e.y + 1];
-  }
-  for (size_t i = 0; i < n; ++i)
-    row_start[i + 1] += row_start[i];
-  std::vector<int32_t> by_spring(2 * size_t(row_start.back()));
-  std::vector<uint32_t> fill(row_start.begin(), row_start.end() - 1);
-  for (size_t s = 0; s < ends.size(); ++s) {
-    const uint32_t a = fill[ends[s].x]++, b = fill[ends[s].y]++;
-    by_spring[2 * size_t(a)] = int32_t(s);
-    by_spring[2 * size_t(a) + 1] = int32_t(ends[s].y);
-    by_spring[2 * size_t(b)] = int32_t(s);
-    by_spring[2 * size_t(b) + 1] = ~int32_t(ends[s].x);
-  }
+  std::vector<uint32_t> row_start;
+  std::vector<int32_t> by_spring(4 * ends.size());
+  hooke::cuda::buildAdjacency(n, ends, &row_start, by_spring.data());
   std::vector<int32_t> by_direction = by_spring;
   std::vector<glm::vec3> x(n);
   for (size_t d = 0; d < n; ++d)

@@ -22,6 +22,7 @@
 
 #include <glm/glm.hpp>
 
+#include "bench/whole_number.h"
 #include "sim/forces.h"
 #include "sim/implicit_system.h"
 #include "sim/scenes.h"
@@ -96,14 +97,6 @@ double median(std::vector<int> v) {
   return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
-bool parseInt(const char* text, int low, int high, int* out) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || v < low || v > high) return false;
-  *out = int(v);
-  return true;
-}
-
 int usage(const char* why) {
   std::fprintf(stderr,
                "hooke-cg-rounding: %s (usage: hooke-cg-rounding cloth|volume RES STEPS [FROM "
@@ -119,11 +112,13 @@ int main(int argc, char** argv) {
   const std::string scene_name = argv[1];
   if (scene_name != "cloth" && scene_name != "volume") return usage("the scene is cloth or volume");
   int res = 0, steps = 0, from = 0, nudges = 1;
-  if (!parseInt(argv[2], 2, 256, &res)) return usage("RES is a whole number from 2 to 256");
-  if (!parseInt(argv[3], 1, 1000, &steps)) return usage("STEPS is a whole number from 1 to 1000");
-  if (argc >= 5 && !parseInt(argv[4], 0, steps - 1, &from))
+  if (!hooke::bench::parseWholeNumber(argv[2], 2, 256, &res))
+    return usage("RES is a whole number from 2 to 256");
+  if (!hooke::bench::parseWholeNumber(argv[3], 1, 1000, &steps))
+    return usage("STEPS is a whole number from 1 to 1000");
+  if (argc >= 5 && !hooke::bench::parseWholeNumber(argv[4], 0, steps - 1, &from))
     return usage("FROM is a step from 0 to STEPS - 1");
-  if (argc == 6 && !parseInt(argv[5], 0, 16, &nudges))
+  if (argc == 6 && !hooke::bench::parseWholeNumber(argv[5], 0, 16, &nudges))
     return usage("NUDGES is a whole number from 0 to 16");
 
   const hooke::Scene scene =

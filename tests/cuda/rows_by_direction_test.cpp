@@ -18,8 +18,8 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_test_support.h"
 #include "cuda/staged_halo.h"
+#include "cuda/staged_model.h"
 #include "sim/cpu_backend.h"
-#include "sim/locality_order.h"
 #include "sim/scenes.h"
 
 namespace hooke {
@@ -35,20 +35,12 @@ TEST(RowsByDirection, SortsEachRowByTheOffsetToItsNeighbour) {
   for (const Scene& scene : {makeCloth(8, {}), makeVolume(6, {})}) {
     SCOPED_TRACE(scene.name);
     const size_t n = scene.model.particleCount();
-    const LocalityOrder order = localityOrder(scene.model, scene.state.x);
-    std::vector<glm::uvec2> ends(scene.model.springCount());
-    for (size_t s = 0; s < ends.size(); ++s) {
-      const glm::uvec2 e = scene.model.spring_ends[order.spring[s]];
-      ends[s] = glm::uvec2(order.slot[e.x], order.slot[e.y]);
-    }
-    const Adjacency before = adjacencyOf(n, ends);
+    std::vector<glm::vec3> x;
+    const Adjacency before = deviceOrderAdjacency(scene, &x);
     Adjacency after = before;
-    std::vector<glm::vec3> x(n);
-    for (size_t d = 0; d < n; ++d)
-      x[d] = scene.state.x[order.particle[d]];
     ASSERT_TRUE(cuda::sortRowsByDirection(x, after.row_start, after.pairs.data()));
     float unit = std::numeric_limits<float>::infinity();
-    for (const glm::uvec2& e : ends)
+    for (const glm::uvec2& e : before.ends)
       unit = std::min(unit, glm::length(x[e.x] - x[e.y]));
     auto other = [](int32_t o) { return uint32_t(o < 0 ? ~o : o); };
     EXPECT_NE(after.pairs, before.pairs);

@@ -29,8 +29,9 @@ struct Staged {
   cuda::StagedHalo halo;
 };
 
-inline Staged stagedOf(const StagedShape& shape) {
-  const Scene& scene = shape.scene;
+// The CSR adjacency of `scene` in the locality order's slots, as the backend builds it (each row's
+// springs in spring order), and the positions by slot
+inline Adjacency deviceOrderAdjacency(const Scene& scene, std::vector<glm::vec3>* x) {
   const size_t n = scene.model.particleCount();
   const LocalityOrder order = localityOrder(scene.model, scene.state.x);
   std::vector<glm::uvec2> ends(scene.model.springCount());
@@ -38,14 +39,19 @@ inline Staged stagedOf(const StagedShape& shape) {
     const glm::uvec2 e = scene.model.spring_ends[order.spring[s]];
     ends[s] = glm::uvec2(order.slot[e.x], order.slot[e.y]);
   }
+  x->resize(n);
+  for (size_t d = 0; d < n; ++d)
+    (*x)[d] = scene.state.x[order.particle[d]];
+  return adjacencyOf(n, ends);
+}
+
+inline Staged stagedOf(const StagedShape& shape) {
+  const size_t n = shape.scene.model.particleCount();
+  std::vector<glm::vec3> x;
   Staged out;
-  out.adjacency = adjacencyOf(n, ends);
-  if (shape.by_direction) {
-    std::vector<glm::vec3> x(n);
-    for (size_t d = 0; d < n; ++d)
-      x[d] = scene.state.x[order.particle[d]];
+  out.adjacency = deviceOrderAdjacency(shape.scene, &x);
+  if (shape.by_direction)
     EXPECT_TRUE(cuda::sortRowsByDirection(x, out.adjacency.row_start, out.adjacency.pairs.data()));
-  }
   const uint32_t rows = shape.threads / shape.lanes;
   out.blocks = uint32_t((n + rows - 1) / rows);
   EXPECT_TRUE(cuda::buildStagedHalo(out.blocks, shape.threads, shape.lanes, out.adjacency.row_start,
