@@ -27,6 +27,21 @@ namespace {
 
 using namespace cuda_test;
 
+// The backend's CSR adjacency (buildAdjacency, on the host): each row's springs in spring order,
+// the other end as ~other at the spring's second end, as this suite's reference builds it
+TEST(RowsByDirection, TheAdjacencyStartsInSpringOrder) {
+  for (const Scene& scene : {makeCloth(8, {}), makeVolume(6, {})}) {
+    SCOPED_TRACE(scene.name);
+    std::vector<glm::vec3> x;
+    const Adjacency reference = deviceOrderAdjacency(scene, &x);
+    std::vector<uint32_t> row_start;
+    std::vector<int32_t> pairs(reference.pairs.size());
+    cuda::buildAdjacency(x.size(), reference.ends, &row_start, pairs.data());
+    EXPECT_EQ(row_start, reference.row_start);
+    EXPECT_EQ(pairs, reference.pairs);
+  }
+}
+
 // The sort itself, on the host: cloth 8 and volume 6 in the locality order's slots. Each row keeps
 // its entries, ordered by the (z, y, x) offset to their other end in units of the shortest spring
 // (each offset's components whole numbers here: a lattice), and some rows change (the spring
