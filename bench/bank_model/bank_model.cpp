@@ -67,13 +67,6 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> row_start;
   std::vector<int32_t> by_spring(4 * ends.size());
   hooke::cuda::buildAdjacency(n, ends, &row_start, by_spring.data());
-  std::vector<int32_t> by_direction = by_spring;
-  std::vector<glm::vec3> x(n);
-  for (size_t d = 0; d < n; ++d)
-    x[d] = scene.state.x[order.particle[d]];
-  if (!hooke::cuda::sortRowsByDirection(x, row_start, by_direction.data()))
-    return usage("the scene has no spring of positive length");
-
   const uint32_t threads = uint32_t(block), lane_count = uint32_t(lanes);
   const uint32_t rows = threads / lane_count;
   const uint32_t blocks = uint32_t((n + rows - 1) / rows);
@@ -86,6 +79,15 @@ int main(int argc, char** argv) {
     longest = std::max(longest, (row_start[i + 1] - row_start[i] + lane_count - 1) / lane_count);
   const bool columns = longest >= walked_from + uint32_t(hooke::kColumnsMinWalked);
   const bool direction = lanes == 1, own_rows_unfilled = lanes == 1;
+  std::vector<int32_t> by_direction;  // item 47's order, on one lane
+  if (direction) {
+    by_direction = by_spring;
+    std::vector<glm::vec3> x(n);
+    for (size_t d = 0; d < n; ++d)
+      x[d] = scene.state.x[order.particle[d]];
+    if (!hooke::cuda::sortRowsByDirection(x, row_start, by_direction.data()))
+      return usage("the scene has no spring of positive length");
+  }
   std::vector<Placement> placements;
   if (direction) {
     placements.push_back({"spring order, words by row, springs first-named (items 46, 47 off)",
@@ -98,11 +100,14 @@ int main(int argc, char** argv) {
     placements.push_back({"words by row, springs first-named (item 46 off)", false, false, false});
     placements.push_back({"words by column, springs coloured (46)", false, true, false});
   }
-  const Placement defaults = placements[columns ? placements.size() - 1 : 0];
-  placements.push_back({columns ? (direction ? "46, 47 and the outside slots placed by bank (51)"
-                                             : "46 and the outside slots placed by bank (51)")
-                                : "item 46 off and the outside slots placed by bank (51)",
-                        defaults.by_direction, defaults.columns, true});
+  // (item 47 on one lane whatever item 46 does)
+  const Placement defaults = placements[(direction ? 1 : 0) + (columns ? 1 : 0)];
+  const char* with_51 = direction
+                            ? (columns ? "46, 47 and the outside slots placed by bank (51)"
+                                       : "47, item 46 off, the outside slots placed by bank (51)")
+                            : (columns ? "46 and the outside slots placed by bank (51)"
+                                       : "item 46 off, the outside slots placed by bank (51)");
+  placements.push_back({with_51, defaults.by_direction, defaults.columns, true});
   std::printf(
       "%s %d: %zu particles, %zu springs; blocks of %u threads, %u to a row: %u blocks%s\n"
       "the default here: %s (a thread walks up to %u entries past the %u it holds)\n"
