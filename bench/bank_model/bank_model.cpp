@@ -7,7 +7,9 @@
 // counts, for every warp-wide load the walk issues together, the most distinct addresses in one
 // bank (32 banks of 4 bytes; a 16-byte load a quarter-warp at a time): the words and springs of
 // the entries past the two each thread holds, and the neighbours' u' (three loads) of every entry.
-// Also the 32-byte sectors that the fill's loads of one float4 array touch for the outside slots.
+// Also the 32-byte sectors that the fill's loads of one float4 array touch for the outside slots,
+// and the rows whose every neighbour is one of their block's own rows (what a form of CG whose
+// q = A m does not wait for the iteration's sums could gather during the grid barrier).
 // No device is involved; ncu's counts on the H200 are the measure (docs/PERFORMANCE.md).
 //   Usage: hooke-bank-model cloth|volume RES [BLOCK [LANES]]   (BLOCK 512, LANES 1 by default)
 #include <algorithm>
@@ -150,5 +152,39 @@ int main(int argc, char** argv) {
       "u' in the last row's entry order with the own slots where they are (slot t: the "
       "block's row t), whatever the outside slots' places: at least %.0f\n",
       bound);
+  // The rows a block could gather before the grid barrier releases it, in a form of CG whose
+  // product does not need the iteration's sums (pipelined CG; item 14's needs α first): those whose
+  // every neighbour is one of the block's own rows, and the whole warps of them (a walk split
+  // around the barrier's wait is worth only whole warps).
+  size_t interior_rows = 0, interior_entries = 0, interior_warps = 0, warps = 0, first_warps = 0;
+  for (uint32_t b = 0; b < blocks; ++b) {
+    const size_t first = size_t(b) * rows, last = std::min(n, first + rows);
+    size_t warp_interior = 0, warp_rows = 0, block_interior = 0;
+    for (size_t i = first; i < last; ++i) {
+      bool inside = true;
+      for (uint32_t e = row_start[i]; e < row_start[i + 1]; ++e) {
+        const int32_t other = by_spring[2 * size_t(e) + 1];
+        const size_t o = size_t(other < 0 ? ~other : other);
+        inside = inside && o >= first && o < last;
+      }
+      interior_rows += inside;
+      block_interior += inside;
+      interior_entries += inside ? row_start[i + 1] - row_start[i] : 0;
+      warp_interior += inside;
+      if (++warp_rows * lane_count == 32 || i + 1 == last) {
+        warps += 1;
+        interior_warps += warp_interior == warp_rows;
+        warp_interior = warp_rows = 0;
+      }
+    }
+    // (a block's last warp may be part-full: it counts where it holds only such rows)
+    first_warps += block_interior == last - first ? (block_interior * lane_count + 31) / 32
+                                                  : block_interior * lane_count / 32;
+  }
+  std::printf(
+      "rows with every neighbour in their own block: %zu of %zu (%.1f %%), %.1f %% of the "
+      "entries; warps of such rows alone: %zu of %zu (%zu with them first in their block)\n",
+      interior_rows, n, 100.0 * double(interior_rows) / double(n),
+      100.0 * double(interior_entries) / double(row_start[n]), interior_warps, warps, first_warps);
   return 0;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """hooke-bank-model: bad arguments are refused with one line naming them and exit code 2, before
-any work; a small run prints the four placements' passes, item 51's under the default's.
+any work; a small run prints the four placements' passes, item 51's under the default's, and the
+rows whose every neighbour is in their own block.
 
     bank_model_args_test.py PATH/TO/hooke-bank-model
 """
@@ -47,6 +48,21 @@ class BankModelArguments(unittest.TestCase):
         self.assertEqual(default[1:], ("82", "329", "559", "970", "2.099", "56"), out)
         self.assertEqual(placed[1:], ("82", "329", "444", "855", "1.668", "57"), out)
         self.assertRegex(out, r"(?m)^u' in the last row's entry order .*: at least 426$")
+        m = re.search(r"(?m)^rows with every neighbour in their own block: (\d+) of 432 \(([0-9.]+) %\), "
+                      r"([0-9.]+) % of the entries; warps of such rows alone: (\d+) of 14 \((\d+) with them first in their block\)$", out)
+        self.assertIsNotNone(m, out)
+        self.assertLess(int(m.group(1)), 432, out)
+        self.assertLessEqual(int(m.group(4)) * 32, int(m.group(1)), out)
+        self.assertLessEqual(int(m.group(4)), int(m.group(5)), out)
+        self.assertLessEqual(int(m.group(5)) * 32, int(m.group(1)), out)
+
+    def test_one_block_holds_every_neighbour(self):
+        # the whole volume in one block: every row's neighbours are its block's own rows, and
+        # every warp (13 full and one of 16 rows) holds only such rows, in any order
+        p = subprocess.run([EXE, "volume", "12", "512"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("rows with every neighbour in their own block: 432 of 432 (100.0 %), 100.0 % of "
+                      "the entries; warps of such rows alone: 14 of 14 (14 with them first in their block)\n", p.stdout)
 
     def test_several_lanes_keep_the_spring_order(self):
         # item 47 runs on one lane only: three placements, none by direction

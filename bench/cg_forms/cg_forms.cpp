@@ -1,0 +1,276 @@
+// hooke-cg-forms: three forms of preconditioned CG on the same systems, on the CPU in the device's
+// precision (float vectors, sums in double, α and β rounded to float), with the block-Jacobi
+// preconditioner:
+//   standard:  two sums an iteration (p·q before α, r·z after the update), as the CPU reference
+//              and the launched path order them;
+//   cg:        Chronopoulos–Gear, one sum an iteration (r·u, w·u, r·r), item 14's grid kernel;
+//   pipelined: Ghysels & Vanroose 2014, Alg. 4 (preconditioned): one sum, and q = A m whose m =
+//              P⁻¹ w is known before that sum, so a grid kernel could gather rows while the sum and
+//              its barrier are in flight; four more recurrences (m, n, z, q).
+// One implicit-Euler trajectory of the scene (h = 1/60) that follows standard PCG's solutions; at
+// every step each form solves that step's A Δv = b from Δv = 0 until its own recurrence's
+// |r| <= 1e-4 |b| (cap 500). Prints per step each form's iterations and the true residual
+// |b − A Δv| / |b| it leaves, then each form's total and median iterations, its worst true
+// residual, and its largest distance from standard PCG's Δv (relative to that Δv's largest |Δv|).
+// No device is involved.
+//   Usage: hooke-cg-forms cloth|volume RES STEPS
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "bench/whole_number.h"
+#include "sim/forces.h"
+#include "sim/implicit_system.h"
+#include "sim/scenes.h"
+
+namespace {
+
+using hooke::ImplicitSystem;
+using Vectors = std::vector<glm::vec3>;
+
+constexpr double kTolerance = 1e-4;
+constexpr int kCap = 500;
+constexpr int kReplaceEvery = 10;
+
+double dot(glm::vec3 a, glm::vec3 b) {
+  return double(a.x) * b.x + double(a.y) * b.y + double(a.z) * b.z;
+}
+
+double dot(const Vectors& a, const Vectors& b) {
+  double sum = 0.0;
+  for (size_t i = 0; i < a.size(); ++i)
+    sum += dot(a[i], b[i]);
+  return sum;
+}
+
+// iterations: the updates of Δv made until the recurrence's |r| passed the target (the cap when
+// it did not; where a denominator was not positive, the updates made until then, and breakdown)
+struct Solve {
+  int iterations = 0;
+  bool breakdown = false;
+};
+
+Solve standardPcg(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
+  const size_t n = b.size();
+  Vectors r(b), z(n), p(n), q(n);
+  system.precondition(r, z);
+  p = z;
+  double gamma = dot(r, z);
+  for (int t = 0; t < kCap;) {
+    system.apply(p, q);
+    const double pq = dot(p, q);
+    if (!(pq > 0.0)) return {t, true};
+    const float alpha = float(gamma / pq);
+    for (size_t i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+    }
+    ++t;
+    if (dot(r, r) <= target * target) return {t, false};
+    system.precondition(r, z);
+    const double gamma_next = dot(r, z);
+    const float beta = float(gamma_next / gamma);
+    for (size_t i = 0; i < n; ++i)
+      p[i] = z[i] + beta * p[i];
+    gamma = gamma_next;
+  }
+  return {kCap, false};
+}
+
+// Chronopoulos–Gear: w = A u carried with s = A p; α from r·u and w·u of one sum
+Solve chronopoulosGear(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
+  const size_t n = b.size();
+  Vectors r(b), u(n), w(n), p(n), s(n);
+  system.precondition(r, u);
+  system.apply(u, w);
+  double gamma = dot(r, u);
+  const double delta = dot(w, u);
+  if (!(delta > 0.0)) return {0, true};
+  float alpha = float(gamma / delta), beta = 0.0f;
+  for (int t = 0; t < kCap;) {
+    for (size_t i = 0; i < n; ++i) {
+      p[i] = t == 0 ? u[i] : u[i] + beta * p[i];
+      s[i] = t == 0 ? w[i] : w[i] + beta * s[i];
+      x[i] += alpha * p[i];
+      r[i] -= alpha * s[i];
+    }
+    system.precondition(r, u);
+    system.apply(u, w);
+    double ru = 0.0, wu = 0.0, rr = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+      ru += dot(r[i], u[i]);
+      wu += dot(w[i], u[i]);
+      rr += dot(r[i], r[i]);
+    }
+    ++t;
+    if (rr <= target * target) return {t, false};
+    const double beta_next = ru / gamma, eta = wu - beta_next * ru / double(alpha);
+    if (!(eta > 0.0)) return {t, true};
+    alpha = float(ru / eta);
+    beta = float(beta_next);
+    gamma = ru;
+  }
+  return {kCap, false};
+}
+
+// Pipelined (Ghysels & Vanroose 2014, Alg. 4): u = P⁻¹ r and w = A u as recurrences too, and
+// m = P⁻¹ w, n = A m formed beside the sum of r·u, w·u, r·r, which they do not need. With
+// `replace_every` > 0, every that many iterations the recurrences are replaced by what they stand
+// for (r = b − A Δv, u = P⁻¹ r, w = A u, s = A p, q = P⁻¹ s, z = A q: four more products A v)
+Solve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x,
+                     int replace_every) {
+  const size_t size = b.size();
+  Vectors r(b), u(size), w(size), m(size), n(size), z(size), q(size), s(size), p(size);
+  system.precondition(r, u);
+  system.apply(u, w);
+  double gamma_before = 0.0;
+  float alpha = 0.0f, beta = 0.0f;
+  for (int t = 0;; ++t) {
+    double gamma = 0.0, delta = 0.0, rr = 0.0;
+    for (size_t i = 0; i < size; ++i) {
+      gamma += dot(r[i], u[i]);
+      delta += dot(w[i], u[i]);
+      rr += dot(r[i], r[i]);
+    }
+    if (t > 0 && rr <= target * target) return {t, false};
+    if (t == kCap) return {kCap, false};
+    system.precondition(w, m);  // (on the device: while the sum is in flight)
+    system.apply(m, n);
+    if (t == 0) {
+      if (!(delta > 0.0)) return {0, true};
+      alpha = float(gamma / delta);
+    } else {
+      const double beta_next = gamma / gamma_before,
+                   eta = delta - beta_next * gamma / double(alpha);
+      if (!(eta > 0.0)) return {t, true};
+      alpha = float(gamma / eta);
+      beta = float(beta_next);
+    }
+    for (size_t i = 0; i < size; ++i) {
+      z[i] = t == 0 ? n[i] : n[i] + beta * z[i];
+      q[i] = t == 0 ? m[i] : m[i] + beta * q[i];
+      s[i] = t == 0 ? w[i] : w[i] + beta * s[i];
+      p[i] = t == 0 ? u[i] : u[i] + beta * p[i];
+      x[i] += alpha * p[i];
+      r[i] -= alpha * s[i];
+      u[i] -= alpha * q[i];
+      w[i] -= alpha * z[i];
+    }
+    gamma_before = gamma;
+    if (replace_every > 0 && (t + 1) % replace_every == 0) {
+      system.apply(x, r);
+      for (size_t i = 0; i < size; ++i)
+        r[i] = b[i] - r[i];
+      system.precondition(r, u);
+      system.apply(u, w);
+      system.apply(p, s);
+      system.precondition(s, q);
+      system.apply(q, z);
+    }
+  }
+}
+
+Solve pipelined(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
+  return pipelinedEvery(system, b, target, x, 0);
+}
+
+// every 10 iterations: the replacement as often as the tests' tolerances seem to need (below)
+Solve pipelinedReplaced(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
+  return pipelinedEvery(system, b, target, x, kReplaceEvery);
+}
+
+double median(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size();
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr, "hooke-cg-forms: %s (usage: hooke-cg-forms cloth|volume RES STEPS)\n", why);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4) return usage("expects a scene, a resolution and a step count");
+  const std::string scene_name = argv[1];
+  if (scene_name != "cloth" && scene_name != "volume") return usage("the scene is cloth or volume");
+  int res = 0, steps = 0;
+  if (!hooke::bench::parseWholeNumber(argv[2], 2, 256, &res))
+    return usage("RES is a whole number from 2 to 256");
+  if (!hooke::bench::parseWholeNumber(argv[3], 1, 1000, &steps))
+    return usage("STEPS is a whole number from 1 to 1000");
+
+  hooke::Scene scene =
+      scene_name == "cloth" ? hooke::makeCloth(res, {}) : hooke::makeVolume(res, {});
+  const hooke::Model& model = scene.model;
+  hooke::State& state = scene.state;
+  const size_t n = state.x.size();
+  constexpr float kH = 1.0f / 60.0f;
+  struct Form {
+    const char* name;
+    Solve (*solve)(const ImplicitSystem&, const Vectors&, double, Vectors&);
+    std::vector<int> iterations;
+    double worst_residual = 0.0, worst_distance = 0.0;
+    int breakdowns = 0;
+  };
+  Form forms[] = {{"standard", standardPcg, {}},
+                  {"cg", chronopoulosGear, {}},
+                  {"pipelined", pipelined, {}},
+                  {"replaced", pipelinedReplaced, {}}};
+  std::printf(
+      "%s %d: %zu particles, %zu springs; %d implicit steps (h = 1/60, tolerance 1e-4, cap %d) "
+      "following standard PCG's solutions\n"
+      "step | standard: iterations, |b - A dv| / |b| | cg | pipelined | replaced\n",
+      scene_name.c_str(), res, n, model.springCount(), steps, kCap);
+  ImplicitSystem system;
+  system.resize(model);
+  Vectors force(n), reference(n), dv(n), product(n);
+  for (int k = 0; k < steps; ++k) {
+    hooke::computeForces(model, state.x, state.v, {}, force);
+    system.prepare(model, state.x, force, kH, state.v, kH);
+    const Vectors b(system.rhs().begin(), system.rhs().end());
+    const double b_norm = std::sqrt(dot(b, b));
+    std::printf("%4d", k);
+    for (Form& form : forms) {
+      Vectors& x = &form == &forms[0] ? reference : dv;
+      std::fill(x.begin(), x.end(), glm::vec3(0.0f));
+      const Solve solve = form.solve(system, b, kTolerance * b_norm, x);
+      system.apply(x, product);
+      double residual = 0.0, distance = 0.0, largest = 0.0;
+      for (size_t i = 0; i < n; ++i) {
+        const glm::dvec3 e = glm::dvec3(b[i]) - glm::dvec3(product[i]);
+        residual += glm::dot(e, e);
+        distance = std::max(distance, glm::length(glm::dvec3(x[i]) - glm::dvec3(reference[i])));
+        largest = std::max(largest, glm::length(glm::dvec3(reference[i])));
+      }
+      const double relative = b_norm > 0.0 ? std::sqrt(residual) / b_norm : 0.0;
+      form.iterations.push_back(solve.iterations);
+      form.worst_residual = std::max(form.worst_residual, relative);
+      if (largest > 0.0) form.worst_distance = std::max(form.worst_distance, distance / largest);
+      form.breakdowns += solve.breakdown;
+      std::printf(" | %3d%s %.2e", solve.iterations, solve.breakdown ? "!" : "", relative);
+    }
+    std::printf("\n");
+    for (size_t i = 0; i < n; ++i) {
+      state.v[i] += reference[i];
+      state.x[i] += kH * state.v[i];
+    }
+  }
+  for (const Form& form : forms) {
+    long total = 0;
+    for (int v : form.iterations)
+      total += v;
+    std::printf(
+        "%-9s total %ld, median %.1f; worst |b - A dv| / |b| %.2e; farthest from standard's dv "
+        "%.2e; breakdowns %d\n",
+        form.name, total, median(form.iterations), form.worst_residual, form.worst_distance,
+        form.breakdowns);
+  }
+  return 0;
+}
