@@ -1,5 +1,5 @@
 // Strict number arguments for the benchmark executables (hooke-bench-gpu, hooke-interop-bench,
-// hooke-cg-rounding, hooke-bank-model).
+// hooke-cg-rounding, hooke-bank-model, hooke-cg-forms).
 #pragma once
 
 #include <cerrno>

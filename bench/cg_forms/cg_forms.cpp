@@ -4,9 +4,13 @@
 //   standard:  two sums an iteration (p·q before α, r·z after the update), as the CPU reference
 //              and the launched path order them;
 //   cg:        Chronopoulos–Gear, one sum an iteration (r·u, w·u, r·r), item 14's grid kernel;
-//   pipelined: Ghysels & Vanroose 2014, Alg. 4 (preconditioned): one sum, and q = A m whose m =
+//   pipelined: Ghysels & Vanroose 2014, Alg. 4 (preconditioned): one sum, and n = A m whose m =
 //              P⁻¹ w is known before that sum, so a grid kernel could gather rows while the sum and
-//              its barrier are in flight; four more recurrences (m, n, z, q).
+//              its barrier are in flight; u, w, q and z carried as recurrences too (four more than
+//              Chronopoulos–Gear's p, s, Δv, r), m and n formed every iteration;
+//   replaced:  pipelined with its recurrences replaced by what they stand for every 10 iterations;
+//   double:    pipelined with its vectors, α and β in double, the products and P⁻¹ still in float
+//              (not the device's precision: what double recurrences alone would do).
 // One implicit-Euler trajectory of the scene (h = 1/60) that follows standard PCG's solutions; at
 // every step each form solves that step's A Δv = b from Δv = 0 until its own recurrence's
 // |r| <= 1e-4 |b| (cap 500). Prints per step each form's iterations and the true residual
@@ -18,10 +22,12 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <glm/glm.hpp>
 
+#include "bench/cg_on_cpu.h"
 #include "bench/whole_number.h"
 #include "sim/forces.h"
 #include "sim/implicit_system.h"
@@ -30,37 +36,27 @@
 namespace {
 
 using hooke::ImplicitSystem;
+using hooke::bench::CgSolve;
+using hooke::bench::kCgCap;
 using Vectors = std::vector<glm::vec3>;
 
 constexpr double kTolerance = 1e-4;
-constexpr int kCap = 500;
 constexpr int kReplaceEvery = 10;
-
-double dot(glm::vec3 a, glm::vec3 b) {
-  return double(a.x) * b.x + double(a.y) * b.y + double(a.z) * b.z;
-}
 
 double dot(const Vectors& a, const Vectors& b) {
   double sum = 0.0;
   for (size_t i = 0; i < a.size(); ++i)
-    sum += dot(a[i], b[i]);
+    sum += hooke::bench::dotExact(a[i], b[i]);
   return sum;
 }
 
-// iterations: the updates of Δv made until the recurrence's |r| passed the target (the cap when
-// it did not; where a denominator was not positive, the updates made until then, and breakdown)
-struct Solve {
-  int iterations = 0;
-  bool breakdown = false;
-};
-
-Solve standardPcg(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
+CgSolve standardPcg(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
   const size_t n = b.size();
   Vectors r(b), z(n), p(n), q(n);
   system.precondition(r, z);
   p = z;
   double gamma = dot(r, z);
-  for (int t = 0; t < kCap;) {
+  for (int t = 0; t < kCgCap;) {
     system.apply(p, q);
     const double pq = dot(p, q);
     if (!(pq > 0.0)) return {t, true};
@@ -78,109 +74,124 @@ Solve standardPcg(const ImplicitSystem& system, const Vectors& b, double target,
       p[i] = z[i] + beta * p[i];
     gamma = gamma_next;
   }
-  return {kCap, false};
+  return {kCgCap, false};
 }
 
-// Chronopoulos–Gear: w = A u carried with s = A p; α from r·u and w·u of one sum
-Solve chronopoulosGear(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
-  const size_t n = b.size();
-  Vectors r(b), u(n), w(n), p(n), s(n);
-  system.precondition(r, u);
-  system.apply(u, w);
-  double gamma = dot(r, u);
-  const double delta = dot(w, u);
-  if (!(delta > 0.0)) return {0, true};
-  float alpha = float(gamma / delta), beta = 0.0f;
-  for (int t = 0; t < kCap;) {
-    for (size_t i = 0; i < n; ++i) {
-      p[i] = t == 0 ? u[i] : u[i] + beta * p[i];
-      s[i] = t == 0 ? w[i] : w[i] + beta * s[i];
-      x[i] += alpha * p[i];
-      r[i] -= alpha * s[i];
-    }
-    system.precondition(r, u);
-    system.apply(u, w);
-    double ru = 0.0, wu = 0.0, rr = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-      ru += dot(r[i], u[i]);
-      wu += dot(w[i], u[i]);
-      rr += dot(r[i], r[i]);
-    }
-    ++t;
-    if (rr <= target * target) return {t, false};
-    const double beta_next = ru / gamma, eta = wu - beta_next * ru / double(alpha);
-    if (!(eta > 0.0)) return {t, true};
-    alpha = float(ru / eta);
-    beta = float(beta_next);
-    gamma = ru;
+// item 14's form, the sums' row terms exact
+CgSolve chronopoulosGear(const ImplicitSystem& system, const Vectors& b, double target,
+                         Vectors& x) {
+  return hooke::bench::chronopoulosGear(system, b, target, false, x);
+}
+
+// The system's product (or, with `precondition`, P⁻¹) of a vector of V: float vectors as they are,
+// double ones rounded to float for the call and back (the products stay float)
+template <typename V>
+void productOf(const ImplicitSystem& system, bool precondition, const std::vector<V>& in,
+               std::vector<V>& out, Vectors& in_float, Vectors& out_float) {
+  if constexpr (std::is_same_v<V, glm::vec3>) {
+    precondition ? system.precondition(in, out) : system.apply(in, out);
+  } else {
+    for (size_t i = 0; i < in.size(); ++i)
+      in_float[i] = glm::vec3(in[i]);
+    precondition ? system.precondition(in_float, out_float) : system.apply(in_float, out_float);
+    for (size_t i = 0; i < in.size(); ++i)
+      out[i] = V(out_float[i]);
   }
-  return {kCap, false};
+}
+
+template <typename V>
+double dotOf(V a, V b) {
+  return double(a.x) * b.x + double(a.y) * b.y + double(a.z) * b.z;
 }
 
 // Pipelined (Ghysels & Vanroose 2014, Alg. 4): u = P⁻¹ r and w = A u as recurrences too, and
-// m = P⁻¹ w, n = A m formed beside the sum of r·u, w·u, r·r, which they do not need. With
-// `replace_every` > 0, every that many iterations the recurrences are replaced by what they stand
-// for (r = b − A Δv, u = P⁻¹ r, w = A u, s = A p, q = P⁻¹ s, z = A q: four more products A v)
-Solve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x,
-                     int replace_every) {
+// m = P⁻¹ w, n = A m formed every iteration beside the sum of r·u, w·u, r·r, which they do not
+// need. With `replace_every` > 0, every that many iterations the recurrences are replaced by what
+// they stand for (r = b − A Δv, u = P⁻¹ r, w = A u, s = A p, q = P⁻¹ s, z = A q: four more
+// products A v). V: glm::vec3 (the device's precision: float vectors, α and β) or glm::dvec3
+// (vectors, α and β in double; the products and P⁻¹ still in float).
+template <typename V>
+CgSolve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x,
+                       int replace_every) {
+  using S = typename V::value_type;
   const size_t size = b.size();
-  Vectors r(b), u(size), w(size), m(size), n(size), z(size), q(size), s(size), p(size);
-  system.precondition(r, u);
-  system.apply(u, w);
+  std::vector<V> r(b.begin(), b.end()), u(size), w(size), m(size), n(size), z(size), q(size),
+      s(size), p(size), dv(size);
+  Vectors in_float(size), out_float(size);
+  auto product = [&](const std::vector<V>& in, std::vector<V>& out) {
+    productOf(system, false, in, out, in_float, out_float);
+  };
+  auto precondition = [&](const std::vector<V>& in, std::vector<V>& out) {
+    productOf(system, true, in, out, in_float, out_float);
+  };
+  auto done = [&](int t, bool breakdown) {
+    for (size_t i = 0; i < size; ++i)
+      x[i] = glm::vec3(dv[i]);
+    return CgSolve{t, breakdown};
+  };
+  precondition(r, u);
+  product(u, w);
   double gamma_before = 0.0;
-  float alpha = 0.0f, beta = 0.0f;
+  S alpha = 0, beta = 0;
   for (int t = 0;; ++t) {
     double gamma = 0.0, delta = 0.0, rr = 0.0;
     for (size_t i = 0; i < size; ++i) {
-      gamma += dot(r[i], u[i]);
-      delta += dot(w[i], u[i]);
-      rr += dot(r[i], r[i]);
+      gamma += dotOf(r[i], u[i]);
+      delta += dotOf(w[i], u[i]);
+      rr += dotOf(r[i], r[i]);
     }
-    if (t > 0 && rr <= target * target) return {t, false};
-    if (t == kCap) return {kCap, false};
-    system.precondition(w, m);  // (on the device: while the sum is in flight)
-    system.apply(m, n);
+    if (t > 0 && rr <= target * target) return done(t, false);
+    if (t == kCgCap) return done(kCgCap, false);
+    precondition(w, m);  // (on the device: while the sum is in flight)
+    product(m, n);
     if (t == 0) {
-      if (!(delta > 0.0)) return {0, true};
-      alpha = float(gamma / delta);
+      if (!(delta > 0.0)) return done(0, true);
+      alpha = S(gamma / delta);
     } else {
       const double beta_next = gamma / gamma_before,
                    eta = delta - beta_next * gamma / double(alpha);
-      if (!(eta > 0.0)) return {t, true};
-      alpha = float(gamma / eta);
-      beta = float(beta_next);
+      if (!(eta > 0.0)) return done(t, true);
+      alpha = S(gamma / eta);
+      beta = S(beta_next);
     }
     for (size_t i = 0; i < size; ++i) {
       z[i] = t == 0 ? n[i] : n[i] + beta * z[i];
       q[i] = t == 0 ? m[i] : m[i] + beta * q[i];
       s[i] = t == 0 ? w[i] : w[i] + beta * s[i];
       p[i] = t == 0 ? u[i] : u[i] + beta * p[i];
-      x[i] += alpha * p[i];
+      dv[i] += alpha * p[i];
       r[i] -= alpha * s[i];
       u[i] -= alpha * q[i];
       w[i] -= alpha * z[i];
     }
     gamma_before = gamma;
     if (replace_every > 0 && (t + 1) % replace_every == 0) {
-      system.apply(x, r);
+      product(dv, r);
       for (size_t i = 0; i < size; ++i)
-        r[i] = b[i] - r[i];
-      system.precondition(r, u);
-      system.apply(u, w);
-      system.apply(p, s);
-      system.precondition(s, q);
-      system.apply(q, z);
+        r[i] = V(b[i]) - r[i];
+      precondition(r, u);
+      product(u, w);
+      product(p, s);
+      precondition(s, q);
+      product(q, z);
     }
   }
 }
 
-Solve pipelined(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
-  return pipelinedEvery(system, b, target, x, 0);
+CgSolve pipelined(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
+  return pipelinedEvery<glm::vec3>(system, b, target, x, 0);
 }
 
-// every 10 iterations: the replacement as often as the tests' tolerances seem to need (below)
-Solve pipelinedReplaced(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
-  return pipelinedEvery(system, b, target, x, kReplaceEvery);
+// pipelined, its recurrences replaced every kReplaceEvery iterations
+CgSolve pipelinedReplaced(const ImplicitSystem& system, const Vectors& b, double target,
+                          Vectors& x) {
+  return pipelinedEvery<glm::vec3>(system, b, target, x, kReplaceEvery);
+}
+
+// pipelined with its vectors, α and β in double (not the device's precision): the float products
+// and P⁻¹ alone
+CgSolve pipelinedDouble(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x) {
+  return pipelinedEvery<glm::dvec3>(system, b, target, x, 0);
 }
 
 double median(std::vector<int> v) {
@@ -214,7 +225,7 @@ int main(int argc, char** argv) {
   constexpr float kH = 1.0f / 60.0f;
   struct Form {
     const char* name;
-    Solve (*solve)(const ImplicitSystem&, const Vectors&, double, Vectors&);
+    CgSolve (*solve)(const ImplicitSystem&, const Vectors&, double, Vectors&);
     std::vector<int> iterations;
     double worst_residual = 0.0, worst_distance = 0.0;
     int breakdowns = 0;
@@ -222,12 +233,13 @@ int main(int argc, char** argv) {
   Form forms[] = {{"standard", standardPcg, {}},
                   {"cg", chronopoulosGear, {}},
                   {"pipelined", pipelined, {}},
-                  {"replaced", pipelinedReplaced, {}}};
+                  {"replaced", pipelinedReplaced, {}},
+                  {"double", pipelinedDouble, {}}};
   std::printf(
       "%s %d: %zu particles, %zu springs; %d implicit steps (h = 1/60, tolerance 1e-4, cap %d) "
       "following standard PCG's solutions\n"
-      "step | standard: iterations, |b - A dv| / |b| | cg | pipelined | replaced\n",
-      scene_name.c_str(), res, n, model.springCount(), steps, kCap);
+      "step | standard: iterations, |b - A dv| / |b| | cg | pipelined | replaced | double\n",
+      scene_name.c_str(), res, n, model.springCount(), steps, kCgCap);
   ImplicitSystem system;
   system.resize(model);
   Vectors force(n), reference(n), dv(n), product(n);
@@ -240,7 +252,7 @@ int main(int argc, char** argv) {
     for (Form& form : forms) {
       Vectors& x = &form == &forms[0] ? reference : dv;
       std::fill(x.begin(), x.end(), glm::vec3(0.0f));
-      const Solve solve = form.solve(system, b, kTolerance * b_norm, x);
+      const CgSolve solve = form.solve(system, b, kTolerance * b_norm, x);
       system.apply(x, product);
       double residual = 0.0, distance = 0.0, largest = 0.0;
       for (size_t i = 0; i < n; ++i) {

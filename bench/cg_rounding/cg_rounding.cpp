@@ -22,6 +22,7 @@
 
 #include <glm/glm.hpp>
 
+#include "bench/cg_on_cpu.h"
 #include "bench/whole_number.h"
 #include "sim/forces.h"
 #include "sim/implicit_system.h"
@@ -31,63 +32,15 @@ namespace {
 
 using hooke::ImplicitSystem;
 
-double dotExact(glm::vec3 a, glm::vec3 b) {
-  return double(a.x) * b.x + double(a.y) * b.y + double(a.z) * b.z;
-}
-
-double dotFloat(glm::vec3 a, glm::vec3 b) {
-  return double(std::fma(a.z, b.z, std::fma(a.y, b.y, a.x * b.x)));
-}
-
 // Δv from A Δv = b, x starting at zero; the iterations taken (the cap when not converged)
 int solve(const ImplicitSystem& system, const std::vector<glm::vec3>& b, bool float_terms,
           std::vector<glm::vec3>& x) {
   constexpr double kTolerance = 1e-4;
-  constexpr int kCap = 500;
-  const size_t n = b.size();
-  auto dot = [&](glm::vec3 a, glm::vec3 c) {
-    return float_terms ? dotFloat(a, c) : dotExact(a, c);
-  };
-  std::vector<glm::vec3> r(b), u(n), w(n), p(n), s(n);
-  std::fill(x.begin(), x.end(), glm::vec3(0.0f));
   double bb = 0.0;
   for (const glm::vec3& v : b)
-    bb += dotExact(v, v);
-  const double target = kTolerance * std::sqrt(bb);
-  // init: u = P⁻¹ r, w = A u, α = (r·u) / (w·u)
-  system.precondition(r, u);
-  system.apply(u, w);
-  double gamma = 0.0, delta = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    gamma += dotExact(r[i], u[i]);
-    delta += dotExact(w[i], u[i]);
-  }
-  if (!(delta > 0.0)) return 0;
-  float alpha = float(gamma / delta), beta = 0.0f;
-  for (int t = 0; t < kCap;) {
-    for (size_t i = 0; i < n; ++i) {  // p = u + β p, s = w + β s, Δv += α p, r' = r − α s
-      p[i] = t == 0 ? u[i] : u[i] + beta * p[i];
-      s[i] = t == 0 ? w[i] : w[i] + beta * s[i];
-      x[i] += alpha * p[i];
-      r[i] -= alpha * s[i];
-    }
-    system.precondition(r, u);  // u' = P⁻¹ r', w' = A u'
-    system.apply(u, w);
-    double ru = 0.0, wu = 0.0, rr = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-      ru += dot(r[i], u[i]);
-      wu += dot(w[i], u[i]);
-      rr += dot(r[i], r[i]);
-    }
-    ++t;
-    if (rr <= target * target) return t;
-    const double beta_next = ru / gamma, eta = wu - beta_next * ru / double(alpha);
-    if (!(eta > 0.0)) return t;  // breakdown
-    alpha = float(ru / eta);
-    beta = float(beta_next);
-    gamma = ru;
-  }
-  return kCap;
+    bb += hooke::bench::dotExact(v, v);
+  return hooke::bench::chronopoulosGear(system, b, kTolerance * std::sqrt(bb), float_terms, x)
+      .iterations;
 }
 
 double median(std::vector<int> v) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """hooke-cg-forms: bad arguments are refused with one line naming them and exit code 2, before any
 work; on a small volume standard PCG and Chronopoulos–Gear solve every step without a breakdown,
-to the same Δv, and pipelined PCG in float breaks down, with its recurrences replaced every 10
-iterations too (docs/PERFORMANCE.md, "Session 27, no device").
+to the same Δv, and pipelined PCG in float breaks down in most steps, its true residual far above
+theirs, with its vectors in double as well (docs/PERFORMANCE.md, "Session 27, no device"). (With its recurrences replaced every 10
+iterations, where it breaks down depends on the rounding: not asserted.)
 
     cg_forms_args_test.py PATH/TO/hooke-cg-forms
 """
@@ -14,7 +15,7 @@ import unittest
 from refusal import assert_refused
 
 EXE = None
-FORMS = ("standard", "cg", "pipelined", "replaced")
+FORMS = ("standard", "cg", "pipelined", "replaced", "double")
 
 
 class CgFormsArguments(unittest.TestCase):
@@ -38,10 +39,10 @@ class CgFormsArguments(unittest.TestCase):
         out = p.stdout
         self.assertIn("volume 16: 1024 particles, 10620 springs; 3 implicit steps", out)
         cell = r" \| +(\d+)(!?) ([0-9.e+-]+)"
-        rows = re.findall(r"^ +(\d+)" + cell * 4 + "$", out, re.M)
+        rows = re.findall(r"^ +(\d+)" + cell * 5 + "$", out, re.M)
         self.assertEqual([int(r[0]) for r in rows], [0, 1, 2], out)
         for row in rows:
-            for f in range(4):
+            for f in range(5):
                 iterations, breakdown, residual = row[1 + 3 * f: 4 + 3 * f]
                 self.assertTrue(1 <= int(iterations) <= 500, out)
                 if f < 2:  # standard and Chronopoulos–Gear: no breakdown, a small true residual
@@ -56,9 +57,11 @@ class CgFormsArguments(unittest.TestCase):
         self.assertEqual(totals["standard"][2], 0.0, out)
         self.assertLess(totals["cg"][2], 1e-3, out)  # the same Δv as standard's
         self.assertEqual(totals["standard"][3] + totals["cg"][3], 0, out)
-        for form in ("pipelined", "replaced"):  # float pipelined CG breaks down there
-            self.assertGreater(totals[form][3], 0, out)
-            self.assertGreater(totals[form][1], 3 * totals["standard"][1], out)
+        # pipelined CG breaks down there, in most steps, far from the solution; with its vectors in
+        # double too (the float products alone break it)
+        for form in ("pipelined", "double"):
+            self.assertGreaterEqual(totals[form][3], 2, out)
+            self.assertGreater(totals[form][1], 100 * totals["standard"][1], out)
 
 
 if __name__ == "__main__":
