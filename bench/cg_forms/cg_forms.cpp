@@ -9,6 +9,7 @@
 //              its barrier are in flight; u, w, q and z carried as recurrences too (four more than
 //              Chronopoulos–Gear's p, s, Δv, r), m and n formed every iteration;
 //   replaced:  pipelined with its recurrences replaced by what they stand for every 10 iterations;
+//   restarted: replaced, and at a breakdown replaced again and restarted from p = u;
 //   double:    pipelined with its vectors, α and β in double, the products and P⁻¹ still in float
 //              (not the device's precision: what double recurrences alone would do).
 // One implicit-Euler trajectory of the scene (h = 1/60) that follows standard PCG's solutions; at
@@ -42,6 +43,7 @@ using Vectors = std::vector<glm::vec3>;
 
 constexpr double kTolerance = 1e-4;
 constexpr int kReplaceEvery = 10;
+constexpr int kMaxRestarts = 20;
 
 double dot(const Vectors& a, const Vectors& b) {
   double sum = 0.0;
@@ -108,11 +110,12 @@ double dotOf(V a, V b) {
 // m = P⁻¹ w, n = A m formed every iteration beside the sum of r·u, w·u, r·r, which they do not
 // need. With `replace_every` > 0, every that many iterations the recurrences are replaced by what
 // they stand for (r = b − A Δv, u = P⁻¹ r, w = A u, s = A p, q = P⁻¹ s, z = A q: four more
-// products A v). V: glm::vec3 (the device's precision: float vectors, α and β) or glm::dvec3
-// (vectors, α and β in double; the products and P⁻¹ still in float).
+// products A v). With `restart`, a breakdown replaces them too and goes on from p = u (β = 0), up
+// to kMaxRestarts times a solve. V: glm::vec3 (the device's precision: float vectors, α and β) or
+// glm::dvec3 (vectors, α and β in double; the products and P⁻¹ still in float).
 template <typename V>
 CgSolve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double target, Vectors& x,
-                       int replace_every) {
+                       int replace_every, bool restart = false) {
   using S = typename V::value_type;
   const size_t size = b.size();
   std::vector<V> r(b.begin(), b.end()), u(size), w(size), m(size), n(size), z(size), q(size),
@@ -131,9 +134,21 @@ CgSolve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double ta
   };
   precondition(r, u);
   product(u, w);
+  auto replace = [&]() {
+    product(dv, r);
+    for (size_t i = 0; i < size; ++i)
+      r[i] = V(b[i]) - r[i];
+    precondition(r, u);
+    product(u, w);
+    product(p, s);
+    precondition(s, q);
+    product(q, z);
+  };
   double gamma_before = 0.0;
   S alpha = 0, beta = 0;
-  for (int t = 0;; ++t) {
+  bool fresh = true;  // the first iteration, or the first after a restart: β = 0
+  int restarts = 0;
+  for (int t = 0;;) {
     double gamma = 0.0, delta = 0.0, rr = 0.0;
     for (size_t i = 0; i < size; ++i) {
       gamma += dotOf(r[i], u[i]);
@@ -144,37 +159,36 @@ CgSolve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double ta
     if (t == kCgCap) return done(kCgCap, false);
     precondition(w, m);  // (on the device: while the sum is in flight)
     product(m, n);
-    if (t == 0) {
-      if (!(delta > 0.0)) return done(0, true);
+    if (fresh) {
+      if (!(delta > 0.0)) return done(t, true);
       alpha = S(gamma / delta);
     } else {
       const double beta_next = gamma / gamma_before,
                    eta = delta - beta_next * gamma / double(alpha);
-      if (!(eta > 0.0)) return done(t, true);
+      if (!(eta > 0.0)) {
+        if (!restart || restarts == kMaxRestarts) return done(t, true);
+        ++restarts;  // replaced, then on from p = u as at the start
+        replace();
+        fresh = true;
+        continue;
+      }
       alpha = S(gamma / eta);
       beta = S(beta_next);
     }
     for (size_t i = 0; i < size; ++i) {
-      z[i] = t == 0 ? n[i] : n[i] + beta * z[i];
-      q[i] = t == 0 ? m[i] : m[i] + beta * q[i];
-      s[i] = t == 0 ? w[i] : w[i] + beta * s[i];
-      p[i] = t == 0 ? u[i] : u[i] + beta * p[i];
+      z[i] = fresh ? n[i] : n[i] + beta * z[i];
+      q[i] = fresh ? m[i] : m[i] + beta * q[i];
+      s[i] = fresh ? w[i] : w[i] + beta * s[i];
+      p[i] = fresh ? u[i] : u[i] + beta * p[i];
       dv[i] += alpha * p[i];
       r[i] -= alpha * s[i];
       u[i] -= alpha * q[i];
       w[i] -= alpha * z[i];
     }
+    fresh = false;
     gamma_before = gamma;
-    if (replace_every > 0 && (t + 1) % replace_every == 0) {
-      product(dv, r);
-      for (size_t i = 0; i < size; ++i)
-        r[i] = V(b[i]) - r[i];
-      precondition(r, u);
-      product(u, w);
-      product(p, s);
-      precondition(s, q);
-      product(q, z);
-    }
+    ++t;
+    if (replace_every > 0 && t % replace_every == 0) replace();
   }
 }
 
@@ -186,6 +200,12 @@ CgSolve pipelined(const ImplicitSystem& system, const Vectors& b, double target,
 CgSolve pipelinedReplaced(const ImplicitSystem& system, const Vectors& b, double target,
                           Vectors& x) {
   return pipelinedEvery<glm::vec3>(system, b, target, x, kReplaceEvery);
+}
+
+// pipelined, replaced every kReplaceEvery iterations and restarted at a breakdown
+CgSolve pipelinedRestarted(const ImplicitSystem& system, const Vectors& b, double target,
+                           Vectors& x) {
+  return pipelinedEvery<glm::vec3>(system, b, target, x, kReplaceEvery, true);
 }
 
 // pipelined with its vectors, α and β in double (not the device's precision): the float products
@@ -230,15 +250,14 @@ int main(int argc, char** argv) {
     double worst_residual = 0.0, worst_distance = 0.0;
     int breakdowns = 0;
   };
-  Form forms[] = {{"standard", standardPcg, {}},
-                  {"cg", chronopoulosGear, {}},
-                  {"pipelined", pipelined, {}},
-                  {"replaced", pipelinedReplaced, {}},
-                  {"double", pipelinedDouble, {}}};
+  Form forms[] = {{"standard", standardPcg, {}},         {"cg", chronopoulosGear, {}},
+                  {"pipelined", pipelined, {}},          {"replaced", pipelinedReplaced, {}},
+                  {"restarted", pipelinedRestarted, {}}, {"double", pipelinedDouble, {}}};
   std::printf(
       "%s %d: %zu particles, %zu springs; %d implicit steps (h = 1/60, tolerance 1e-4, cap %d) "
       "following standard PCG's solutions\n"
-      "step | standard: iterations, |b - A dv| / |b| | cg | pipelined | replaced | double\n",
+      "step | standard: iterations, |b - A dv| / |b| | cg | pipelined | replaced | restarted | "
+      "double\n",
       scene_name.c_str(), res, n, model.springCount(), steps, kCgCap);
   ImplicitSystem system;
   system.resize(model);

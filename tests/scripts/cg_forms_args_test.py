@@ -15,7 +15,7 @@ import unittest
 from refusal import assert_refused
 
 EXE = None
-FORMS = ("standard", "cg", "pipelined", "replaced", "double")
+FORMS = ("standard", "cg", "pipelined", "replaced", "restarted", "double")
 
 
 class CgFormsArguments(unittest.TestCase):
@@ -39,10 +39,10 @@ class CgFormsArguments(unittest.TestCase):
         out = p.stdout
         self.assertIn("volume 16: 1024 particles, 10620 springs; 3 implicit steps", out)
         cell = r" \| +(\d+)(!?) ([0-9.e+-]+)"
-        rows = re.findall(r"^ +(\d+)" + cell * 5 + "$", out, re.M)
+        rows = re.findall(r"^ +(\d+)" + cell * 6 + "$", out, re.M)
         self.assertEqual([int(r[0]) for r in rows], [0, 1, 2], out)
         for row in rows:
-            for f in range(5):
+            for f in range(6):
                 iterations, breakdown, residual = row[1 + 3 * f: 4 + 3 * f]
                 self.assertTrue(1 <= int(iterations) <= 500, out)
                 if f < 2:  # standard and Chronopoulos–Gear: no breakdown, a small true residual
