@@ -120,7 +120,8 @@ CgSolve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double ta
   const size_t size = b.size();
   std::vector<V> r(b.begin(), b.end()), u(size), w(size), m(size), n(size), z(size), q(size),
       s(size), p(size), dv(size);
-  Vectors in_float(size), out_float(size);
+  const size_t converted = std::is_same_v<V, glm::vec3> ? 0 : size;  // (double vectors only)
+  Vectors in_float(converted), out_float(converted);
   auto product = [&](const std::vector<V>& in, std::vector<V>& out) {
     productOf(system, false, in, out, in_float, out_float);
   };
@@ -134,12 +135,15 @@ CgSolve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double ta
   };
   precondition(r, u);
   product(u, w);
-  auto replace = [&]() {
+  // r, u and w replaced; s, q and z too unless the next iteration restarts from p = u (β = 0),
+  // which sets them from w, m and n
+  auto replace = [&](bool restarting) {
     product(dv, r);
     for (size_t i = 0; i < size; ++i)
       r[i] = V(b[i]) - r[i];
     precondition(r, u);
     product(u, w);
+    if (restarting) return;
     product(p, s);
     precondition(s, q);
     product(q, z);
@@ -168,7 +172,7 @@ CgSolve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double ta
       if (!(eta > 0.0)) {
         if (!restart || restarts == kMaxRestarts) return done(t, true);
         ++restarts;  // replaced, then on from p = u as at the start
-        replace();
+        replace(true);
         fresh = true;
         continue;
       }
@@ -188,7 +192,7 @@ CgSolve pipelinedEvery(const ImplicitSystem& system, const Vectors& b, double ta
     fresh = false;
     gamma_before = gamma;
     ++t;
-    if (replace_every > 0 && t % replace_every == 0) replace();
+    if (replace_every > 0 && t % replace_every == 0) replace(false);
   }
 }
 
