@@ -1,4 +1,4 @@
-// hooke-cg-forms: three forms of preconditioned CG on the same systems, on the CPU in the device's
+// hooke-cg-forms: forms of preconditioned CG on the same systems, on the CPU in the device's
 // precision (float vectors, sums in double, α and β rounded to float), with the block-Jacobi
 // preconditioner:
 //   standard:  two sums an iteration (p·q before α, r·z after the update), as the CPU reference
@@ -259,10 +259,11 @@ int main(int argc, char** argv) {
                   {"restarted", pipelinedRestarted, {}}, {"double", pipelinedDouble, {}}};
   std::printf(
       "%s %d: %zu particles, %zu springs; %d implicit steps (h = 1/60, tolerance 1e-4, cap %d) "
-      "following standard PCG's solutions\n"
-      "step | standard: iterations, |b - A dv| / |b| | cg | pipelined | replaced | restarted | "
-      "double\n",
+      "following standard PCG's solutions\nstep",
       scene_name.c_str(), res, n, model.springCount(), steps, kCgCap);
+  for (const Form& form : forms)
+    std::printf(&form == &forms[0] ? " | %s: iterations, |b - A dv| / |b|" : " | %s", form.name);
+  std::printf("\n");
   ImplicitSystem system;
   system.resize(model);
   Vectors force(n), reference(n), dv(n), product(n);
